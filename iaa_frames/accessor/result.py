@@ -240,8 +240,9 @@ class ResultAccessor:
             comps = [str(c) for c in self._single("table()", pooled=())["component"].values]
             data = {c: entry.pairwise_of(component=c, annotators=annotators) for c in comps}
         else:
-            pooled = {"label": ("annotator",), "annotator": ("label",)}.get(by, resolve.POOLED)
-            data = self._single(f"table(by={by!r})", pooled)
+            views = {"label": ("annotator",), "annotator": ("label",)}
+            pooled = views.get(by, resolve.POOLED) if isinstance(by, str) else resolve.POOLED
+            data = self._single(f"table(by={by!r})", pooled)  # a bad ``by``: said below
         return agreement_table(
             data, by=by, sort=sort, top=top, digits=digits, annotators=annotators
         )

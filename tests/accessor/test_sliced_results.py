@@ -80,3 +80,9 @@ def test_the_slices_that_worked_still_work(res):
 def test_reading_max_labels_must_be_a_count(res, bad):
     with pytest.raises(ParameterError, match="max_labels must be an integer >= 0"):
         res.iaa.reading(max_labels=bad)
+
+
+@pytest.mark.parametrize("by", ["nope", None, ["label"]])
+def test_a_bad_table_view_is_still_named(res, by):
+    with pytest.raises(ParameterError, match="by must be one of"):
+        res.iaa.table(by=by)
