@@ -603,6 +603,13 @@ def attribute_dataset(
 ATTRIBUTES_ATTR = "iaa_attributes"
 
 
+def _is_column(name, df: pd.DataFrame) -> bool:
+    try:
+        return name in df.columns
+    except TypeError:  # a list or a Series among the names: no column is named so
+        return False
+
+
 def attribute_columns(df: pd.DataFrame, attributes=None) -> tuple[list[str], str]:
     """The attribute columns of ``df`` and where the list came from.
 
@@ -626,8 +633,8 @@ def attribute_columns(df: pd.DataFrame, attributes=None) -> tuple[list[str], str
     (['occluded'], 'attributes=')
     """
     if attributes is not None:
-        listed = isinstance(attributes, (list, tuple, set, frozenset, pd.Index, np.ndarray))
-        names = list(attributes) if listed else [attributes]
+        one = isinstance(attributes, (str, bytes)) or not hasattr(attributes, "__iter__")
+        names = [attributes] if one else list(attributes)  # 5: a name, not its digits
         source = "attributes="
     else:
         names = list(df.attrs.get(ATTRIBUTES_ATTR) or [])
@@ -642,7 +649,7 @@ def attribute_columns(df: pd.DataFrame, attributes=None) -> tuple[list[str], str
                 f"(df.attrs[{ATTRIBUTES_ATTR!r}] is not set; the readers and the simulator "
                 f"set it); pass attributes=[...], e.g. among its extra columns {extra}"
             )
-    named = [n for n in names if not isinstance(n, str) and n in df.columns]
+    named = [n for n in names if not isinstance(n, str) and _is_column(n, df)]
     if named:  # a column named by a number (df[5]): the results name attributes by text
         raise ParameterError(
             f"attributes must be column names that are strings; got {named!r}: rename the "

@@ -70,3 +70,13 @@ def test_a_column_named_by_a_number_says_to_rename_it(df):
         iaf.attribute_agreement(numbered, attributes=5, **FAST)
     with pytest.raises(ParameterError, match=r"strings; got \[5\]"):
         iaf.attribute_agreement(numbered, attributes=[5], **FAST)
+
+
+@pytest.mark.parametrize(
+    "names",
+    [lambda: ("color",), lambda: np.array(["color"]), lambda: {"color": 0}.keys()],
+    ids=["tuple", "array", "dict-keys"],
+)
+def test_any_collection_of_names_still_names_the_attributes(df, names):
+    got = iaf.attribute_agreement(df, attributes=names(), **FAST)
+    assert list(got["attribute"].values) == ["color"]
