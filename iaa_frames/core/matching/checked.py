@@ -4,8 +4,9 @@ A callable passed as ``distance=`` is the user's code: a NaN, an infinity or a n
 value it returns reached the matcher's minima (numpy's "invalid value" warnings) and then
 either stopped the KS test ("distances must be finite") or, negative, gave a localization
 of n/a with the note "no variation: expected disagreement is 0" (the expected
-disagreement was negative); text was a raw ``ValueError``; 1e308 overflowed. :func:`engine_distance` checks every array such a callable
-returns, where the engine first sees it.
+disagreement was negative); text was a raw ``ValueError``; 1e308 overflowed.
+:func:`engine_distance` checks every array such a callable returns, where the engine
+first sees it.
 """
 
 from __future__ import annotations
