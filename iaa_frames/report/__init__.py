@@ -70,7 +70,7 @@ from .diagnosis import (
 from .disagreement import disagreement_section
 from .figures import draw_figures, svg
 from .formatting import plural
-from .output import claim, staged, write_csv
+from .output import claim, output_path, staged, write_csv
 from .page import RESULT_SECTIONS, SECTIONS, Context, render_page
 from .pair_choice import pair_section_annotators
 from .threshold import report_threshold, threshold_section, threshold_table
@@ -133,7 +133,7 @@ def _report(
     _check_seed(seed)
     if title is not None and not isinstance(title, str):
         raise ParameterError(f"title must be a string; got {title!r}")
-    out_dir = Path(path)
+    out_dir = output_path(path)  # absolute, "~" expanded; an empty path refused
     if out_dir.exists() and not out_dir.is_dir():
         raise ParameterError(
             f"{out_dir} exists and is not a directory: choose a folder for the report"
@@ -270,7 +270,9 @@ def report(
         distributions, hardest items, where they disagree); the computation parameters
         are then those recorded in the Dataset and the ones given here are not used.
     path : str or os.PathLike
-        Output directory (created if missing). The files of an earlier report there are
+        Output directory (created if missing; a leading ``~`` is the home folder, as in
+        pandas; an empty path is refused; a report that fails removes the folders it
+        created, when they are still empty). The files of an earlier report there are
         replaced (they are listed in its ``.iaa-frames-report`` file); any other file of a
         name the report writes is left untouched and the report refused
         (:class:`~iaa_frames.errors.ParameterError`), before anything is written. Text

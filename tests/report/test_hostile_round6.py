@@ -1,0 +1,67 @@
+"""Hostile review, round 6, of the report's output folder and of its "How many more"
+section: an empty or ``~`` path, a name too long, a failed report's folders, a corpus
+whose within-item distances do not vary or do not exist."""
+
+from __future__ import annotations
+
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+
+from iaa_frames.errors import ParameterError  # noqa: E402
+from iaa_frames.report import report  # noqa: E402
+from iaa_frames.simulate import simulate  # noqa: E402
+
+FAST = {"n_boot": 0, "n_chance": 50}
+
+
+@pytest.fixture(scope="module")
+def small():
+    return simulate(n_items=5, seed=0)
+
+
+def test_an_empty_path_is_refused_not_the_working_folder(small, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for blank in ("", "  "):
+        with pytest.raises(ParameterError, match="output folder is empty"):
+            report(small, blank, **FAST)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_tilde_path_is_the_home_folder_and_every_file_lands_there(small, tmp_path, monkeypatch):
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    page = report(small, "~/rep", **FAST)
+    assert page == home / "rep" / "report.html"
+    assert {"report.html", "agreement.nc", "items.csv"} <= {p.name for p in page.parent.iterdir()}
+    assert list(work.iterdir()) == []  # no folder named "~" in the working folder
+
+
+def test_a_name_too_long_is_a_parameter_error_naming_it(small, tmp_path):
+    with pytest.raises(ParameterError, match=r"a{200}.*File name too long"):
+        report(small, tmp_path / ("a" * 300), **FAST)
+
+
+def test_a_failed_report_removes_the_folders_it_created(small, tmp_path, monkeypatch):
+    rep = sys.modules["iaa_frames.report"]  # the package (its name is also the function's)
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("layout")
+
+    monkeypatch.setattr(rep, "render_page", crash)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("the user's")
+    with pytest.raises(RuntimeError, match="layout"):
+        report(small, mine / "a" / "b" / "c", **FAST)
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+    with pytest.raises(RuntimeError, match="layout"):
+        report(small, mine, **FAST)  # a folder that was there stays, with its file
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
