@@ -4,12 +4,15 @@ whose within-item distances do not vary or do not exist."""
 
 from __future__ import annotations
 
+import re
 import sys
+import warnings
 
 import matplotlib
 
 matplotlib.use("Agg")
 
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from iaa_frames.errors import ParameterError  # noqa: E402
@@ -65,3 +68,47 @@ def test_a_failed_report_removes_the_folders_it_created(small, tmp_path, monkeyp
     with pytest.raises(RuntimeError, match="layout"):
         report(small, mine, **FAST)  # a folder that was there stays, with its file
     assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+
+
+def _how_many(page: str) -> str:
+    section = re.search(r'<section id="how-many">(.*?)</section>', page, flags=re.S)
+    assert section, "the page has a How many more section"
+    return section.group(1)
+
+
+def _na_cells_without_reason(html: str) -> list:
+    return [attrs for attrs, _ in re.findall(r"<td([^>]*)>(n/a)", html) if "title=" not in attrs]
+
+
+def _identical():
+    """Three items, two annotators drawing the same box: within-item distances all 0."""
+    rows = [
+        dict(item=f"i{i}", annotator=a, label="cat", x0=10 + i, y0=10, x1=50 + i, y1=60,
+             width=100, height=100)
+        for i in range(3)
+        for a in ("A", "B")
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _apart(n_items=8):
+    """Two annotators whose boxes never overlap: no matched pair, no localization."""
+    rows = [
+        dict(item=f"i{i}", annotator=a, label="cat", x0=off + i * 0.5, y0=10, x1=off + 40,
+             y1=60, width=100, height=100)
+        for i in range(n_items)
+        for a, off in (("A", 0), ("B", 50))
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("corpus", [_identical, _apart], ids=["identical", "apart"])
+def test_how_many_more_says_why_no_item_narrows_the_interval(corpus, tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no numpy warning reaches the user
+        page = report(corpus(), tmp_path, n_boot=50, n_chance=50).read_text(encoding="utf-8")
+    section = _how_many(page)
+    text = re.sub(r"<[^>]+>", " ", section)
+    assert not re.search(r"\bnan\b", text), text
+    assert _na_cells_without_reason(section) == []
+    assert "narrows it by" in text and "no item narrows" in text
