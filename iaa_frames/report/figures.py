@@ -25,7 +25,7 @@ from iaa_frames.plot.fonts import MissingGlyphWarning, missing_characters
 from iaa_frames.plot.rows import unread
 from iaa_frames.plot.style import short_name
 
-from .formatting import fmt, plural
+from .formatting import fmt, isolate, plural
 from .pair_choice import pair_annotators
 
 __all__ = [
@@ -91,7 +91,8 @@ def _extremes(result, dim, component):
     if v.empty:
         return None
     # named as the figure writes them (a long name cut at an ellipsis)
-    return (short_name(v.idxmax()), float(v.max())), (short_name(v.idxmin()), float(v.min()))
+    hi, lo = isolate(short_name(v.idxmax())), isolate(short_name(v.idxmin()))
+    return (hi, float(v.max())), (lo, float(v.min()))
 
 
 def caption_forest(result):
@@ -175,7 +176,9 @@ def caption_pairwise(pw, names=None, left_out: str = ""):
         if len(v) and f"{fmt(v.max())}" == f"{fmt(v.min())}":  # no pair stands out
             texts.append(f"{c}: every pair {fmt(v.max())}")
         elif len(v):
-            (a, b), (x, y) = (tuple(map(short_name, p)) for p in (v.idxmax(), v.idxmin()))
+            (a, b), (x, y) = (
+                tuple(isolate(short_name(n)) for n in p) for p in (v.idxmax(), v.idxmin())
+            )
             texts.append(
                 f"{c}: closest pair {a}–{b} ({fmt(v.max())}), furthest {x}–{y} ({fmt(v.min())})"
             )
@@ -219,7 +222,7 @@ def caption_items(item_table, n_easy: int = 0):
     text = (
         f"Items ranked by the disagreement they carry beyond the corpus mean (units x "
         f"(item mean distance − corpus mean)); the bar is the item's own σ. First: "
-        f"{top['item']} ({int(top['n_pairs'])} units, σ = {fmt(top['sigma'])})."
+        f"{isolate(top['item'])} ({int(top['n_pairs'])} units, σ = {fmt(top['sigma'])})."
     )
     if n_easy:
         text += (
@@ -249,7 +252,7 @@ def glyph_note(result) -> str:
     if not names:
         return ""
     chars = "".join(dict.fromkeys("".join(missing_characters(n) for n in names)))
-    shown = ", ".join(f"{what} {short_name(n)}" for n, what in list(names.items())[:6])
+    shown = ", ".join(f"{what} {isolate(short_name(n))}" for n, what in list(names.items())[:6])
     more = f" and {len(names) - 6} more" if len(names) > 6 else ""
     return (
         f"No installed font has the characters {chars} of {shown}{more}: the figures draw "

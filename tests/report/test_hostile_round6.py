@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import sys
 import warnings
+from html.parser import HTMLParser
 
 import matplotlib
 
@@ -135,3 +136,52 @@ def test_agreement_nc_of_many_classes_and_annotators_stays_small_and_reads_back(
         assert back[name].values.tolist() == ds[name].values.tolist()
     for name in ("agreement", "n_units", "ci_low", "presence_alpha"):
         np.testing.assert_array_equal(back[name].values, ds[name].values)
+
+
+class _Prose(HTMLParser):
+    """The text of the page's sentences (p, li, figcaption), outside figures and tables."""
+
+    def __init__(self):
+        super().__init__()
+        self.depth = {"svg": 0, "table": 0}
+        self.inside = 0
+        self.text = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.depth:
+            self.depth[tag] += 1
+        elif tag in ("p", "li", "figcaption"):
+            self.inside += 1
+
+    def handle_endtag(self, tag):
+        if tag in self.depth:
+            self.depth[tag] -= 1
+        elif tag in ("p", "li", "figcaption"):
+            self.inside -= 1
+
+    def handle_data(self, data):
+        if self.inside and not any(self.depth.values()):
+            self.text.append(data)
+
+
+RTL = {"A": "שרה", "B": "علي", "C": "dan\u202eevil"}  # Hebrew, Arabic, an override
+RTL_LABELS = {"person": "אדם", "car": "سيارة", "bicycle": "אופניים"}
+
+
+def test_right_to_left_names_in_sentences_are_isolated(tmp_path):
+    """A browser draws "lowest שרה (-0.12)" as "lowest (0.12-) שרה": every name with
+    right-to-left letters or a bidi control sits between FSI and PDI in the sentences."""
+    df = simulate(n_items=12, seed=1)
+    df["annotator"] = df["annotator"].map(RTL)
+    df["label"] = df["label"].map(RTL_LABELS)
+    page = report(df, tmp_path, n_boot=50, n_chance=200).read_text(encoding="utf-8")
+    prose = _Prose()
+    prose.feed(page)
+    text = "".join(prose.text)
+    found = 0
+    for name in [*RTL.values(), *RTL_LABELS.values()]:
+        for at in [m.start() for m in re.finditer(re.escape(name), text)]:
+            found += 1
+            assert text[at - 1 : at] == "\u2068", text[max(at - 60, 0) : at + 60]
+            assert text[at + len(name) : at + len(name) + 1] == "\u2069", text[at - 60 : at + 60]
+    assert found >= 6  # the captions name the highest and lowest class, pair, annotator
