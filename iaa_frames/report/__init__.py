@@ -68,7 +68,7 @@ from .diagnosis import (
     relative_levels,
 )
 from .disagreement import disagreement_section
-from .figures import draw_figures, svg
+from .figures import draw_figures, one_glyph_warning, svg
 from .formatting import plural
 from .output import claim, output_path, staged, write_csv
 from .page import RESULT_SECTIONS, SECTIONS, Context, render_page
@@ -177,18 +177,19 @@ def _report(
     pw = {c: entry.pairwise_of(component=c, annotators=shown) for c in COMPONENTS}
     item_table = item_drilldown(tables, component="localization")
     item_detection = item_drilldown(tables, component="detection")
-    figures = draw_figures(tables, result, pw, item_table, top, pairs_note=pairs_note)
-    disagree_html, disagree_files = disagreement_section(
-        tables, svg=svg, top=top, item_table=item_table
-    )
-    consensus_html = (
-        consensus_section(df, tables)
-        if isinstance(df, pd.DataFrame)
-        else "<p>The consensus needs the annotation frame.</p>"
-    )
-    how_many_html = how_many_section(tables, result)
-    sections, threshold_files = _threshold_sections(SECTIONS, sweep, result)
-    attribute_html, attribute_files = attribute_section(df, tables, n_boot=n_boot, seed=seed)
+    with one_glyph_warning():  # which characters no font draws: said once, not a figure
+        figures = draw_figures(tables, result, pw, item_table, top, pairs_note=pairs_note)
+        disagree_html, disagree_files = disagreement_section(
+            tables, svg=svg, top=top, item_table=item_table
+        )
+        consensus_html = (
+            consensus_section(df, tables)
+            if isinstance(df, pd.DataFrame)
+            else "<p>The consensus needs the annotation frame.</p>"
+        )
+        how_many_html = how_many_section(tables, result)
+        sections, threshold_files = _threshold_sections(SECTIONS, sweep, result)
+        attribute_html, attribute_files = attribute_section(df, tables, n_boot=n_boot, seed=seed)
     if attribute_html:  # after "By annotator"
         at = [entry[0] for entry in sections].index("by-annotator") + 1
         sections = [*sections[:at], ("attributes", "Attributes", lambda ctx: attribute_html),
@@ -357,8 +358,9 @@ def _report_of_result(result, out_dir: Path, *, title, top, version) -> Path:
     if has_threshold_dim(result):  # a sweep: the page at one threshold, plus the curve
         sweep = result
         result = sweep.sel(threshold=report_threshold(sweep["threshold"].values))
-    sections, threshold_files = _threshold_sections(RESULT_SECTIONS, sweep, result)
-    figures = draw_figures(None, result, {}, None, top)
+    with one_glyph_warning():
+        sections, threshold_files = _threshold_sections(RESULT_SECTIONS, sweep, result)
+        figures = draw_figures(None, result, {}, None, top)
     written = [*RESULT_FILES, *threshold_files]
     with staged(out_dir, written) as tmp:  # the earlier report stays whole on a failure
         _write_result(sweep if sweep is not None else result, tmp)

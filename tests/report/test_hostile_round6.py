@@ -185,3 +185,21 @@ def test_right_to_left_names_in_sentences_are_isolated(tmp_path):
             assert text[at - 1 : at] == "\u2068", text[max(at - 60, 0) : at + 60]
             assert text[at + len(name) : at + len(name) + 1] == "\u2069", text[at - 60 : at + 60]
     assert found >= 6  # the captions name the highest and lowest class, pair, annotator
+
+
+def test_names_no_font_draws_are_said_once_by_the_report(tmp_path):
+    """The report says once which names no installed font draws (items too); the
+    figures laid out before they are written said it again, in other words."""
+    from iaa_frames.plot.fonts import MissingGlyphWarning, missing_characters
+
+    if not missing_characters("猫🙂"):
+        pytest.skip("a font of this machine draws them")
+    df = simulate(n_items=12, seed=1)
+    df["annotator"] = df["annotator"].map({"A": "猫", "B": "犬", "C": "🙂"})
+    df["item"] = df["item"].astype(str).str.replace("img", "画像", regex=False)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        report(df, tmp_path, n_boot=0, n_chance=100)
+    glyphs = [str(w.message) for w in seen if issubclass(w.category, MissingGlyphWarning)]
+    assert len(glyphs) == 1, glyphs
+    assert "annotator 猫" in glyphs[0] and "item 画像_" in glyphs[0]
