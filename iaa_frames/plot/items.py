@@ -42,6 +42,7 @@ def _items(
 ):
     """:func:`items` with the engine parameters as one checked
     :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    ax = style.checked_ax(ax)
     top = views.check_top(top)
     if _is_items_table(data):
         table = data
@@ -61,7 +62,7 @@ def _items(
     lab = table.attrs.get("label", ALL)
     n = max(len(shown), 1)
     with style.theme():
-        w = float(width) if width is not None else style.WIDTH
+        w = style.figure_width(width, style.WIDTH)
         own_figure = ax is None
         if own_figure:
             _, (ax, tab) = style.subplots(

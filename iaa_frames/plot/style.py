@@ -25,7 +25,7 @@ from matplotlib.layout_engine import ConstrainedLayoutEngine
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 
-from .figure import ShownOnce, figure, subplots, text_color
+from .figure import ShownOnce, checked_ax, figure, figure_width, subplots, text_color
 from .fonts import columns, families
 from .marks import FLOOR, GREY, na_marks, na_note, off_scale, off_scale_note, value_range
 
@@ -44,9 +44,11 @@ __all__ = [
     "annotator_colors",
     "annotator_styles",
     "chance_line",
+    "checked_ax",
     "colors",
     "columns",
     "figure",
+    "figure_width",
     "component_color",
     "fmt",
     "fmt_p",
