@@ -146,7 +146,7 @@ def output_path(path) -> Path:
     itself: ``report(df, "~/r")`` made ``./~/r`` and wrote ``agreement.nc`` under the home
     folder). An empty path (a blank ``--out``, an unset shell variable) is a
     ParameterError, never the working folder by accident; so is a path the system refuses
-    to look at (a name too long), naming it and the reason.
+    to look at (a name too long, a NUL character), naming it and the reason.
 
     Examples
     --------
@@ -165,6 +165,8 @@ def output_path(path) -> Path:
             f"the output folder is empty ({text!r}): name a folder (--out DIR; '.' for the "
             "working folder)"
         )
+    if "\0" in text:  # no system takes it: Python's ValueError, not a reason a user reads
+        raise ParameterError(f"the output folder {text!r} holds a NUL character: no path can")
     out = Path(text)
     try:
         out = out.expanduser()

@@ -53,6 +53,9 @@ def test_a_tilde_path_is_the_home_folder_and_every_file_lands_there(small, tmp_p
 def test_a_name_too_long_is_a_parameter_error_naming_it(small, tmp_path):
     with pytest.raises(ParameterError, match=r"a{200}.*File name too long"):
         report(small, tmp_path / ("a" * 300), **FAST)
+    with pytest.raises(ParameterError, match="NUL character"):  # was Python's ValueError
+        report(small, str(tmp_path / "a\0b"), **FAST)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_failed_report_removes_the_folders_it_created(small, tmp_path, monkeypatch):
