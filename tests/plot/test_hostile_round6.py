@@ -149,3 +149,36 @@ def test_every_figure_at_the_narrowest_width_with_long_names_warns_nothing(corpu
     assert fig.get_figwidth() == MIN_WIDTH
     plt.close(fig)
     assert plt.get_fignums() == before
+
+
+@pytest.mark.parametrize("layout", ["constrained", None])
+def test_notes_on_the_users_grid_stay_under_their_own_panel(corpus, layout):
+    """Panels drawn on the Axes of the user's 2 x 3 grid: a note under an Axes was wrapped
+    to 0.75 of the whole figure (it ran across the next panels) or hung under a legend
+    right of the Axes (over its own panel), and the constrained layout collapsed."""
+    import warnings
+
+    df, ds = corpus
+    fig, axes = plt.subplots(2, 3, figsize=(10, 6), layout=layout)
+    draw = [
+        lambda ax: iplot.annotators(ds, ax=ax),
+        lambda ax: iplot.decomposition(ds, ax=ax),
+        lambda ax: iplot.pairwise(df, ax=ax, n_chance=100),
+        lambda ax: iplot.items(df, ax=ax, n_chance=100),
+        lambda ax: iplot.confusion(df, ax=ax, n_chance=100),
+        lambda ax: iplot.item(df, df["item"].iloc[0], ax=ax, n_chance=100),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for f, ax in zip(draw, axes.flat):
+            assert f(ax) is ax
+        if layout is None:
+            fig.tight_layout()
+        fig.canvas.draw()
+    notes = [t for t in fig.findobj(matplotlib.text.Text) if t.get_gid() == "note" and t.get_text()]
+    assert len(notes) >= 2  # the n/a of classification (too few chance units), said
+    for t in notes:
+        e = t.get_window_extent()
+        for ax in axes.flat:
+            assert not e.overlaps(ax.bbox), (t.get_text()[:40], axes.flat[:].tolist().index(ax))
+    plt.close(fig)
