@@ -122,7 +122,10 @@ def main(argv=None) -> int:
             )
             if message.dropped is not None:
                 dropped.append(message.dropped)
-            target = Path(args.out) / "dropped.csv"
+            try:  # where _write_dropped writes it ("~" expanded)
+                target = output_path(args.out) / "dropped.csv"
+            except IAAError:  # said when the report starts
+                target = Path(args.out) / "dropped.csv"
             text = f"{text}; the {n} record(s) are listed in {target}"
         else:
             text = str(message)
