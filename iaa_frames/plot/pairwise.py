@@ -280,10 +280,10 @@ def _pairwise(
     names = list(frame.index)
     values = frame.to_numpy(dtype=float)
     colors = style.annotator_colors(names)
-    # names as every figure writes them, a long one cut at an ellipsis, to a width that
-    # leaves the cells their room (names of 80 characters squeezed a 3.5 in panel to
-    # nothing: "constrained_layout not applied")
-    limit = min(style.NAME_CHARS, max(12, int(5.5 * (w if own else room + 1.9))))
+    # names as every figure writes them, a long one cut at an ellipsis; in a figure of
+    # ours, to a width that leaves the cells their room (names of 80 characters squeezed a
+    # 3.5 in panel to nothing: "constrained_layout not applied")
+    limit = min(style.NAME_CHARS, max(12, int(5.5 * w))) if own else style.NAME_CHARS
     shown = {a: style.short_name(a, limit) for a in [*frame.index, *frame.columns]}
     with style.theme():
         if ax is None:
