@@ -18,7 +18,7 @@ import pandas as pd
 from iaa_frames.errors import DroppedRowsWarning, IAAError
 from iaa_frames.io import load_sample
 from iaa_frames.report import report
-from iaa_frames.report.output import claim, record, write_csv
+from iaa_frames.report.output import claim, output_path, record, write_csv
 
 from .inputs import check_paths, group_by_column, input_formats, read_inputs
 from .parser import PROG, build_parser
@@ -83,7 +83,7 @@ def _command(args):
 def _write_dropped(args, frames) -> None:
     if not frames or not getattr(args, "out", None):
         return
-    out = Path(args.out)
+    out = output_path(args.out)  # where report() writes: "~" expanded, as there
     claim(out, ["dropped.csv"])  # never a file the user wrote
     out.mkdir(parents=True, exist_ok=True)
     table = pd.concat([f.astype(object) for f in frames], ignore_index=True)
@@ -122,7 +122,10 @@ def main(argv=None) -> int:
             )
             if message.dropped is not None:
                 dropped.append(message.dropped)
-            target = Path(args.out) / "dropped.csv"
+            try:  # where _write_dropped writes it ("~" expanded)
+                target = output_path(args.out) / "dropped.csv"
+            except IAAError:  # said when the report starts
+                target = Path(args.out) / "dropped.csv"
             text = f"{text}; the {n} record(s) are listed in {target}"
         else:
             text = str(message)

@@ -225,9 +225,23 @@ def _next_items(
     if goal == "interval":
         num = state["num"] + np.cumsum(ranked["delta_num"].to_numpy())
         den = state["den"] + np.cumsum(ranked["delta_den"].to_numpy())
-        out["halfwidth_after"] = _Z * np.sqrt(num) / den / state["expected"]
+        with np.errstate(invalid="ignore", divide="ignore"):  # no unit: NaN, said below
+            out["halfwidth_after"] = _Z * np.sqrt(num) / den / state["expected"]
         widen = int((out["gain"] <= 0).sum())
-        if widen:  # an item re-annotated alone outweighs the others: no narrower interval
+        halfwidth = state["halfwidth"]
+        if not np.isfinite(halfwidth):  # nothing to narrow: say why, not a NaN gain alone
+            note = (
+                f"no gain: the {component} interval of the model is undefined (no "
+                f"within-item {component} unit: "
+                + ("no matched object pair" if component == "localization" else "no pairing")
+                + " on any item)"
+            )
+        elif halfwidth == 0:
+            note = (
+                f"no gain: the {component} interval of the model is already 0 wide (the "
+                "within-item distances do not vary); no annotation narrows it"
+            )
+        elif widen:  # an item re-annotated alone outweighs the others: no narrower interval
             note = (
                 f"{widen} of the {len(out)} items listed would widen the interval if "
                 "re-annotated alone (gain <= 0): one more annotator adds weight to its "
@@ -285,7 +299,9 @@ def next_items(
         to this rank). ``attrs["halfwidth"]``: the predicted half-width now;
         ``attrs["note"]``: when some items listed have a gain of at most 0 (one more
         annotation on that item alone is predicted to widen the interval: it happens when
-        every item already has many annotators and the items differ much), empty otherwise.
+        every item already has many annotators and the items differ much), or when no item
+        can narrow it (the interval is undefined, the gains NaN: no within-item unit; or
+        already 0 wide), empty otherwise.
 
     Examples
     --------

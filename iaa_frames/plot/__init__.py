@@ -1,8 +1,9 @@
 """Figures of agreement results, pair tables and item drilldowns (seaborn/matplotlib).
 
 Every function takes its data first and keyword-only options after it, and ``width=``
-(inches; 7 by default, 3.5 for one column). A function that draws one panel accepts
-``ax=`` and returns the Axes it drew on; a grid of panels (:func:`forest`,
+(inches; 7 by default, 3.5 for one column; from 3 to 100, else a ParameterError). A
+function that draws one panel accepts ``ax=`` (an Axes, else a ParameterError) and
+returns the Axes it drew on; a grid of panels (:func:`forest`,
 :func:`distributions`, :func:`worst_items`) returns its Figure, which Jupyter shows once
 (:class:`~iaa_frames.plot.style.ShownOnce`). A value that cannot be computed is written
 "n/a" where it would be, and the note under the panel says why. Computing is kept apart: each figure has a function returning

@@ -166,6 +166,7 @@ def annotators(
     >>> ax.get_xticklabels()[-1].get_text().split()
     ['overall', 'σ']
     """
+    ax = style.checked_ax(ax)
     frame = profile_frame(result, components=components, label=label, top=top, rank_by=rank_by)
     comps = list(dict.fromkeys(frame["component"]))
     names = list(dict.fromkeys(frame["annotator"]))
@@ -196,7 +197,7 @@ def annotators(
     band = 0.18 * (top_ - bottom) if len(gone) else 0.0
     na_at = bottom - 0.05 - band / 2
     with style.theme():
-        w = float(width) if width is not None else style.WIDTH
+        w = style.figure_width(width, style.WIDTH)
         # the panel (at least 1.3 in: its y label's length), the legend's rows, the note
         legend_rows = 1 + (len(others) + 2 + bool(len(gone))) // max(1, int(w / 0.95))
         h = 2.3 + 0.16 * legend_rows + style.note_height(note_text, w)

@@ -105,6 +105,7 @@ def confusion(
     >>> len([t for t in ax.texts if t.get_gid() == "alpha"])
     3
     """
+    ax = style.checked_ax(ax)
     top = views.check_top(top)
     if _is_confusion(data):
         if not_default(locals()) or reference is not None or annotator is not None:
@@ -139,7 +140,7 @@ def confusion(
         # names beyond 12 characters (up to _NAME_CHARS) widen the figure by their
         # excess: a 1,000-character class (the frame's limit) collapsed the grid
         base = min(7.0, 2.4 + 0.55 * len(keep) + _CHAR_IN * max(0, longest - 12))
-        fw = float(width) if width is not None else base
+        fw = style.figure_width(width, base)
         fh = min(7.0, 1.9 + 0.5 * len(keep) + _CHAR_IN * max(0, longest - 12)) * fw / base
         if longest > 12:  # the names' room is not scaled with the width: the square grid
             # keeps what the row names and the α column leave of it (fw - names - 0.75),

@@ -107,6 +107,7 @@ def decomposition(
     >>> [t.get_text() for t in ax.get_yticklabels()]
     ['(all)', 'bicycle', 'car', 'person']
     """
+    ax = style.checked_ax(ax)
     frame = decomposition_frame(result, components=components, annotator=annotator, top=top)
     labels = list(dict.fromkeys(frame["label"]))
     comps = list(dict.fromkeys(frame["component"]))
@@ -123,8 +124,9 @@ def decomposition(
     ]
     note_text = "\n".join(n for n in notes if n)
     with style.theme():
-        w = float(width) if width is not None else style.WIDTH
-        fig_in = ax.figure.get_figwidth() if ax is not None else w
+        w = style.figure_width(width, style.WIDTH)
+        # on the user's Axes (ax=): the room of its cell in the grid, not the figure's
+        fig_in = style.cell_width(ax) if ax is not None else w
         # names cut to what an Axes of 2 in leaves (about 0.06 in a column of 7.5 pt, and
         # the ticks): at 3.5 in, 32-character names left it 1.4 in
         limit = max(12, min(style.NAME_CHARS, int((fig_in - 2.0 - 0.3) / 0.06)))

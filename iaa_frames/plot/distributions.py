@@ -168,7 +168,7 @@ def _distributions(
     shown = ([ALL] if ALL in facets else []) + (others if top is None else others[:top])
     hidden = len(others) - (len(shown) - (ALL in shown))
 
-    w = float(width) if width is not None else style.WIDTH
+    w = style.figure_width(width, style.WIDTH)
     n = max(len(shown), 1)
     if ncols is None:
         ncol, nrow = _grid(n, w)

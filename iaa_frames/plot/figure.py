@@ -1,5 +1,6 @@
 """The Figure of every plot of :mod:`iaa_frames.plot` (:class:`ShownOnce`: Jupyter shows
-it once), its layout without rendering (:func:`laid_out`) and the
+it once), the checked ``width=`` and ``ax=`` every plot takes (:func:`figure_width`,
+:func:`checked_ax`), its layout without rendering (:func:`laid_out`) and the
 colour of names written as text (:func:`text_color`).
 
 Re-exported by :mod:`iaa_frames.plot.style`.
@@ -7,17 +8,90 @@ Re-exported by :mod:`iaa_frames.plot.style`.
 
 from __future__ import annotations
 
+import numbers
+
 import matplotlib.colors
 import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.collections import Collection
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from iaa_frames.errors import ParameterError
+
 from .fonts import glyphs_said_once
 
-__all__ = ["ShownOnce", "figure", "laid_out", "subplots", "text_color"]
+__all__ = [
+    "MAX_WIDTH",
+    "MIN_WIDTH",
+    "ShownOnce",
+    "checked_ax",
+    "figure",
+    "figure_width",
+    "laid_out",
+    "subplots",
+    "text_color",
+]
+
+#: The narrowest figure a plot draws, in inches (a column is 3.5): narrower, its names,
+#: notes and legends have no room and matplotlib's layout collapses ("constrained_layout
+#: not applied because axes sizes collapsed to zero").
+MIN_WIDTH = 3.0
+
+#: The widest, in inches (a poster's width): a wider one is a width in pixels or points
+#: by mistake, and a figure of millions of pixels.
+MAX_WIDTH = 100.0
+
+
+def figure_width(width, default: float) -> float:
+    """The ``width=`` of a plot in inches (``default`` when None), checked before anything
+    is drawn: a :class:`~iaa_frames.errors.ParameterError` for what is not a number in
+    [:data:`MIN_WIDTH`, :data:`MAX_WIDTH`] (0, a negative or NaN width failed deep in the
+    layout, as a singular matrix or a NaN that is not an integer, and left a figure open;
+    2 in collapsed the layout of a heatmap, with a warning from matplotlib).
+
+    Examples
+    --------
+    >>> figure_width(None, 7.0), figure_width(3.5, 7.0)
+    (7.0, 3.5)
+    """
+    if width is None:
+        return float(default)
+    if isinstance(width, bool) or not isinstance(width, numbers.Real):
+        ok = False
+    else:
+        ok = MIN_WIDTH <= float(width) <= MAX_WIDTH  # False for NaN
+    if not ok:
+        raise ParameterError(
+            f"width must be the figure's width in inches, a number in [{MIN_WIDTH:g}, "
+            f"{MAX_WIDTH:g}] (7 for a page, 3.5 for a column); got {width!r}"
+        )
+    return float(width)
+
+
+def checked_ax(ax):
+    """The ``ax=`` of a plot: None (a new figure) or a matplotlib Axes; a
+    :class:`~iaa_frames.errors.ParameterError` otherwise (a Figure, an array of Axes).
+
+    Examples
+    --------
+    >>> checked_ax(None) is None
+    True
+    """
+    if ax is not None and not isinstance(ax, Axes):
+        raise ParameterError(
+            f"ax must be a matplotlib Axes (or None for a new figure); got {type(ax).__name__}"
+            + (
+                ": pass one of its Axes"
+                if isinstance(ax, (Figure, list, tuple, np.ndarray))
+                else ""
+            )
+        )
+    return ax
+
 
 #: The artists :func:`laid_out` hides while it measures, where they are clipped to their Axes.
 _SHAPES = (Patch, Line2D, Collection, AxesImage)

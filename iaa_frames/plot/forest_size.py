@@ -24,7 +24,7 @@ _FIXED_ROOM = 0.95  # inches of the figure besides the grid rows and the note: l
 
 def grid(n_panels, width):
     """``(width, columns, rows)`` of the grid of ``n_panels`` panels at ``width`` inches."""
-    width = float(width) if width is not None else style.WIDTH
+    width = style.figure_width(width, style.WIDTH)
     label_room = 0.9
     ncols = max(1, min(n_panels, int((width - label_room) // _MIN_PANEL)))
     return width, ncols, math.ceil(n_panels / ncols)

@@ -196,7 +196,7 @@ def _legend_handles(colors, annotators, view_kinds, empty, styles=None, markers=
             look = {"linestyle": styles[a].linestyle}
             if markers:
                 look |= {"marker": styles[a].marker, "markersize": 4}
-        label = a + (" (drew nothing)" if a in empty else "")
+        (label,) = _legend_names([a], empty)
         handles.append(Line2D([], [], color=colors[a], lw=2, label=label, **look))
     handles.append(Line2D([], [], color="0.2", lw=0.8, label="matched pair"))
     for kind, face in (("joint_visible", "0.3"), ("joint_occluded", "white")):
@@ -237,9 +237,24 @@ _TAG_CHARS = 20
 _LEGEND_ROW = 0.135
 
 
-def _legend_cols(width: float) -> int:
-    """Columns of the item's legend in a figure ``width`` inches wide."""
-    return 2 if width < 5 else 3
+#: Inches of a character of the legend (x-small text), and of an entry's line and gap.
+_LEGEND_CHAR, _LEGEND_HANDLE = 0.05, 0.45
+
+
+def _legend_cols(width: float, names=()) -> int:
+    """Columns of the item's legend in a figure ``width`` inches wide: 3 at 7 in, 2 when
+    narrower, fewer when its longest entry (of ``names``, as the legend writes them) would
+    run the columns past the figure (two names of 32 characters do not fit 3 in side by
+    side: the layout collapsed)."""
+    cols = 2 if width < 5 else 3
+    longest = max((style.columns(n) for n in names), default=0)
+    fit = int(0.95 * width // (longest * _LEGEND_CHAR + _LEGEND_HANDLE)) if longest else cols
+    return max(1, min(cols, fit))
+
+
+def _legend_names(annotators, empty=()) -> list:
+    """The annotators as the legend writes them."""
+    return [style.short_name(a) + (" (drew nothing)" if a in empty else "") for a in annotators]
 
 
 def item(
@@ -311,6 +326,7 @@ def item(
     >>> ax.get_title(loc="left").startswith("img_00000")
     True
     """
+    ax = style.checked_ax(ax)
     if not isinstance(labels, (bool, np.bool_)) or not isinstance(legend, (bool, np.bool_)):
         raise ParameterError("labels and legend must be True or False")
     corpus_annotators = None
@@ -338,11 +354,12 @@ def item(
     own = ax is None  # the figure is ours: its layout is final when we return
     if ax is None:
         aspect = H / W if W > 0 else 1.0
-        w = float(width) if width is not None else 5.0
+        w = style.figure_width(width, 5.0)
         height = min(1.4 * w, max(2.5, w * aspect + 1.2))
         if legend:  # rows of the legend beyond four (a crowd's names) add to the height
             entries = len(view.annotators) + 1 + view.conflicts["kind"].nunique()
-            height += _LEGEND_ROW * max(0, -(-entries // _legend_cols(w)) - 4)
+            cols = _legend_cols(w, _legend_names(view.annotators))
+            height += _LEGEND_ROW * max(0, -(-entries // cols) - 4)
         _, ax = style.subplots(figsize=(w, height), layout="constrained")
     if img is not None:
         ax.imshow(
@@ -542,7 +559,7 @@ def item(
             **({"handlelength": _STYLED_HANDLE} if _styled(styles, view.annotators) else {}),
             loc="upper center",
             bbox_to_anchor=(0.5, -0.02),
-            ncols=_legend_cols(ax.figure.get_figwidth()),
+            ncols=_legend_cols(ax.figure.get_figwidth(), _legend_names(view.annotators, empty)),
             fontsize="x-small",
             frameon=False,
             borderaxespad=0,
@@ -787,7 +804,7 @@ def worst_items(
     >>> len([ax for ax in fig.axes if ax.get_title(loc="left")])
     4
     """
-    fig_width = float(width) if width is not None else style.WIDTH
+    fig_width = style.figure_width(width, style.WIDTH)
     if ncols is None:
         ncols = 3 if fig_width >= 6 else 2
     for name, value in (("n", n), ("ncols", ncols)):

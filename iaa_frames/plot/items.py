@@ -42,6 +42,7 @@ def _items(
 ):
     """:func:`items` with the engine parameters as one checked
     :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    ax = style.checked_ax(ax)
     top = views.check_top(top)
     if _is_items_table(data):
         table = data
@@ -61,7 +62,7 @@ def _items(
     lab = table.attrs.get("label", ALL)
     n = max(len(shown), 1)
     with style.theme():
-        w = float(width) if width is not None else style.WIDTH
+        w = style.figure_width(width, style.WIDTH)
         own_figure = ax is None
         if own_figure:
             _, (ax, tab) = style.subplots(
@@ -102,9 +103,32 @@ def _items(
             ax.set_title(title.replace(", ranked", "\nranked"), fontsize="medium")
         ax.grid(axis="x", color="0.92")
         ax.set_axisbelow(True)
+        notes = [_undefined_note(shown)]
         if hidden:
-            style.note(ax, f"first {len(shown)} of {n_total:,} items shown")
+            notes.append(f"first {len(shown)} of {n_total:,} items shown")
+        style.note(ax, "\n".join(n for n in notes if n))
     return ax
+
+
+def _undefined_note(shown) -> str:
+    """Why the items written "n/a" have no σ (and no excess): no within-item unit on the
+    item (fewer than two annotators, or no matched pair), else no chance distance to
+    compare with; "" when every item has one."""
+    sig = shown["sigma"].to_numpy(dtype=float)
+    undefined = ~np.isfinite(sig)
+    if not undefined.any():
+        return ""
+    units = shown["n_pairs"].to_numpy() if "n_pairs" in shown else np.zeros(len(shown))
+    parts = []
+    for empty, why in (
+        (True, "no within-item unit on the item (units 0)"),
+        (False, "no chance distance to compare the item with"),
+    ):
+        names = [str(i) for i in shown["item"].to_numpy()[undefined & ((units == 0) == empty)]]
+        if names:
+            more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+            parts.append(f"n/a: {why}: {', '.join(names[:3])}{more}")
+    return "\n".join(parts)
 
 
 @validate_params(engine=False)
@@ -217,10 +241,18 @@ def _count_table(tab, shown, y):
             tab.text(
                 k + 0.5,
                 yy,
-                f"{float(v):.2f}" if col == "excess" else f"{int(v):,}",
+                _count_text(col, v),
                 ha="center",
                 va="center",
                 fontsize="small",
                 gid="counts",
                 color="black" if v or col in ("n_pairs", "excess") else style.grey(),
             )
+
+
+def _count_text(col: str, v) -> str:
+    """A cell of the count table: the excess with two decimals ("n/a" when the item has
+    none), a count with thousands separators."""
+    if col == "excess":
+        return f"{float(v):.2f}" if np.isfinite(float(v)) else "n/a"
+    return f"{int(v):,}"

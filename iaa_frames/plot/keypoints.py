@@ -146,6 +146,7 @@ def keypoints(
     >>> ax.get_yticklabels()[0].get_text()
     'nose'
     """
+    ax = style.checked_ax(ax)
     frame = keypoint_frame(result, variable=variable, top=top)
     joints = list(dict.fromkeys(frame["keypoint"]))
     names = list(dict.fromkeys(frame["annotator"]))
@@ -154,7 +155,7 @@ def keypoints(
     markers = {a: _MARKERS[i % len(_MARKERS)] for i, a in enumerate(c for c in colors if c != ALL)}
     y0 = np.arange(len(joints), dtype=float)
     with style.theme():
-        w = float(width) if width is not None else style.WIDTH
+        w = style.figure_width(width, style.WIDTH)
         ax = style.new_axes(ax, (w, 1.1 + 0.2 * len(joints) + 0.1 * len(others) / max(1, w / 3.5)))
         if VARIABLES[variable]:
             style.chance_line(ax)

@@ -251,6 +251,7 @@ def _pairwise(
 ):
     """:func:`pairwise` with the engine parameters as one checked
     :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    ax = style.checked_ax(ax)
     import matplotlib.pyplot as plt
     from matplotlib.colors import TwoSlopeNorm
     from matplotlib.patches import Rectangle
@@ -266,7 +267,7 @@ def _pairwise(
     n = max(len(frame.index), 1)
     own = ax is None  # the figure is ours: its height follows the panel
     if ax is None:
-        w = float(width) if width is not None else min(max(3.5, 0.32 * n + 1.6), 7.0)
+        w = style.figure_width(width, min(max(3.5, 0.32 * n + 1.6), 7.0))
         room = w - 1.9  # inches left for the cells (names, colour bar)
     else:
         w = None
@@ -279,11 +280,16 @@ def _pairwise(
     names = list(frame.index)
     values = frame.to_numpy(dtype=float)
     colors = style.annotator_colors(names)
+    # names as every figure writes them, a long one cut at an ellipsis; in a figure of
+    # ours, to a width that leaves the cells their room (names of 80 characters squeezed a
+    # 3.5 in panel to nothing: "constrained_layout not applied")
+    limit = min(style.NAME_CHARS, max(12, int(5.5 * w))) if own else style.NAME_CHARS
+    shown = {a: style.short_name(a, limit) for a in [*frame.index, *frame.columns]}
     with style.theme():
         if ax is None:
             # square cells: as tall as the cells and the names below them (about 0.55 em a
             # character, slanted or upright), the title and a line of the x label
-            longest = max((len(str(c)) for c in frame.columns), default=1)
+            longest = max((style.columns(shown[c]) for c in frame.columns), default=1)
             names_in = 0.55 * longest * min(7.5, 72 * room / n / 1.2) / 72
             h = room * len(frame.index) / max(len(frame.columns), 1) + names_in + 0.75
             fig, ax = style.subplots(figsize=(w, h), layout="compressed")
@@ -327,14 +333,16 @@ def _pairwise(
             )
         ax.set_xticks(
             range(len(frame.columns)),
-            frame.columns,
+            [shown[a] for a in frame.columns],
             rotation=45,
             ha="right",
             rotation_mode="anchor",
         )
-        ax.set_yticks(range(len(frame.index)), frame.index)
-        for t in list(ax.get_xticklabels()) + list(ax.get_yticklabels()):
-            t.set_color(style.text_color(colors.get(t.get_text(), "black")))
+        ax.set_yticks(range(len(frame.index)), [shown[a] for a in frame.index])
+        for axis_names, ticks in ((frame.columns, ax.get_xticklabels()),
+                                  (frame.index, ax.get_yticklabels())):  # fmt: skip
+            for a, t in zip(axis_names, ticks):
+                t.set_color(style.text_color(colors.get(a, "black")))
         heatmap_ticks(ax, room / n)  # sizes set before the layout, which makes room
         ax.set_xticks(np.arange(len(frame.columns) + 1) - 0.5, minor=True)
         ax.set_yticks(np.arange(len(frame.index) + 1) - 0.5, minor=True)

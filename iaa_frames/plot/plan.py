@@ -48,10 +48,11 @@ def plan(result, *, width: float | None = None, ax=None):
     >>> sorted(line.get_gid() for line in ax.lines if str(line.get_gid()).startswith("fit"))
     ['fit:localization']
     """
+    ax = style.checked_ax(ax)
     table, curve = getattr(result, "table", None), getattr(result, "curve", None)
     if table is None or curve is None:
         raise ParameterError(f"plan() draws the Plan of iaf.plan; got {type(result).__name__}")
-    w = float(width) if width is not None else style.WIDTH
+    w = style.figure_width(width, style.WIDTH)
     target = float(result.params["target_halfwidth"])
     rows = table[np.isfinite(table["c"].to_numpy(dtype=float))]
     with style.theme():

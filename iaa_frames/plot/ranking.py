@@ -132,9 +132,10 @@ def ranking(
     >>> [t.get_text() for t in ax.get_yticklabels()]
     ['ann', 'cy', 'bob']
     """
+    ax = style.checked_ax(ax)
     frame = ranking_frame(quality, top=top, which=which)
     n = len(frame)
-    ax = style.new_axes(ax, (float(width) if width is not None else 5.2, 0.3 * max(n, 3) + 1.5))
+    ax = style.new_axes(ax, (style.figure_width(width, 5.2), 0.3 * max(n, 3) + 1.5))
     y = np.arange(n)[::-1].astype(float)  # best at the top
     est = frame["quality"].to_numpy(dtype=float)
     raw = frame["raw_pq"].to_numpy(dtype=float)

@@ -25,7 +25,7 @@ from matplotlib.layout_engine import ConstrainedLayoutEngine
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 
-from .figure import ShownOnce, figure, subplots, text_color
+from .figure import ShownOnce, checked_ax, figure, figure_width, subplots, text_color
 from .fonts import columns, families
 from .marks import FLOOR, GREY, na_marks, na_note, off_scale, off_scale_note, value_range
 
@@ -43,10 +43,13 @@ __all__ = [
     "ShownOnce",
     "annotator_colors",
     "annotator_styles",
+    "cell_width",
     "chance_line",
+    "checked_ax",
     "colors",
     "columns",
     "figure",
+    "figure_width",
     "component_color",
     "fmt",
     "fmt_p",
@@ -499,7 +502,11 @@ def note(target, text: str, *, below=None, reserve: float = 0.0, width: float | 
         return None
     fig = target.figure if hasattr(target, "transAxes") else target
     # under an Axes the note starts at the Axes' left edge, right of the tick labels
-    if width is None:
+    if width is None and hasattr(target, "transAxes") and not isinstance(fig, ShownOnce):
+        # an Axes of the user's figure (ax=): as wide as its cell of the grid, not 0.75
+        # of a figure whose other cells hold other panels (it ran across them)
+        text = _wrap(text, cell_width(target), 0.75)
+    elif width is None:
         text = _wrap(text, fig.get_figwidth(), 0.75 if hasattr(target, "transAxes") else 1.0)
     else:
         text = _wrap(text, width)
@@ -509,8 +516,8 @@ def note(target, text: str, *, below=None, reserve: float = 0.0, width: float | 
         # below the x label (set the label first) or the given artist
         # (not below a figure's legend: the layout puts it at the figure's bottom, under
         # the Axes and its note)
-        if below is not None and below in fig.legends:
-            below = None
+        if below is not None and (below in fig.legends or _beside(below, target)):
+            below = None  # nor below a legend right of the Axes: it ran over the panel
         at = below if below is not None else target.xaxis.label
         return target.annotate(text, xy=(0.0, 0.0), xycoords=("axes fraction", at),
                                xytext=(0, -4), textcoords="offset points", va="top",
@@ -524,6 +531,33 @@ def note(target, text: str, *, below=None, reserve: float = 0.0, width: float | 
         except TypeError:  # a layout engine without rect
             pass
     return target.text(0.01, 0.005, text, va="bottom", **look)
+
+
+def _beside(legend, ax) -> bool:
+    """Whether ``legend`` is anchored right of ``ax`` (:func:`legend_below` of an Axes
+    among others), not under it."""
+    anchor = legend.get_bbox_to_anchor().transformed(ax.transAxes.inverted())
+    return anchor.x0 >= 1.0
+
+
+def cell_width(ax) -> float:
+    """Inches of the columns of its grid that ``ax`` spans (the figure's width for the only
+    Axes of a figure; its own width when it has no grid: an inset, an Axes placed by
+    hand), the room of what is written under it.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, axes = plt.subplots(1, 4, figsize=(8, 2))
+    >>> cell_width(axes[0])
+    2.0
+    >>> plt.close(fig)
+    """
+    fig = ax.figure
+    spec = ax.get_subplotspec()
+    if spec is None:
+        return float(ax.get_position().width * fig.get_figwidth())
+    return float(fig.get_figwidth() * len(spec.colspan) / spec.get_gridspec().ncols)
 
 
 def new_axes(ax, figsize):

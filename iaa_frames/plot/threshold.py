@@ -160,10 +160,11 @@ def threshold_curve(
     >>> sorted(line.get_gid() for line in ax.lines if line.get_gid().startswith("estimate"))
     ['estimate:classification', 'estimate:detection', 'estimate:localization', 'estimate:overall']
     """
+    ax = style.checked_ax(ax)
     frame = threshold_frame(result, label=label, annotator=annotator, components=components)
     comps = list(dict.fromkeys(frame["component"]))
     taus = np.unique(frame["threshold"].to_numpy(dtype=float))
-    w = float(width) if width is not None else style.WIDTH
+    w = style.figure_width(width, style.WIDTH)
     note = "\n".join(
         n for n in (_undefined_note(frame), style.off_scale_note(frame["agreement"])) if n
     )

@@ -100,11 +100,12 @@ def over_time(
     >>> sorted(a.get_gid() for a in ax.collections if str(a.get_gid()).startswith("recal"))
     ['recalibrate:detection', 'recalibrate:localization', 'recalibrate:overall']
     """
+    ax = style.checked_ax(ax)
     frame = over_time_frame(result, label=label, annotator=annotator, components=components)
     comps = list(dict.fromkeys(frame["component"]))
     windows = list(dict.fromkeys(frame["window"]))
     x_of = {w: i for i, w in enumerate(windows)}
-    w = float(width) if width is not None else style.WIDTH
+    w = style.figure_width(width, style.WIDTH)
     offsets = np.linspace(-0.15, 0.15, len(comps)) if len(comps) > 1 else [0.0]
     with style.theme():
         # narrow: the slanted dates, the legend's rows and the note take more of the height

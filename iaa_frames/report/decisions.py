@@ -142,6 +142,21 @@ def _labels_drawn(labels) -> str:
     return ", ".join(order)
 
 
+def _model_note(halfwidth: float, cell) -> str:
+    """Why the model of :func:`~iaa_frames.decisions.next_items.interval_gains` tells no
+    item's gain as a share of its half-width (``""`` when it does)."""
+    if np.isfinite(halfwidth) and halfwidth > 0:
+        return ""
+    if np.isfinite(halfwidth):
+        return (
+            "no item narrows it: its half-width is already 0 (the within-item distances "
+            "do not vary)"
+        )
+    note = str(cell["note"].sel(component="localization").item()) if "note" in cell else ""
+    why = note if note and note != "nan" else "no within-item localization distances"
+    return f"no item narrows it: its half-width is undefined ({why})"
+
+
 def how_many_section(tables, result, *, top: int = 5) -> str:
     """HTML of the "How many more" section.
 
@@ -172,13 +187,20 @@ def how_many_section(tables, result, *, top: int = 5) -> str:
     names = np.asarray(tables.corpus.items, dtype=object)
     ranked = gains.sort_values(["gain", "n_annotators"], ascending=[False, True])
     best = ranked.head(top)
-    share = 100 * best["gain"].to_numpy(float) / state["halfwidth"]
+    model_hw = float(state["halfwidth"])
+    model_note = _model_note(model_hw, cell)
+    gain = best["gain"].to_numpy(float)
+    share = 100 * gain / model_hw if not model_note else np.full(len(gain), np.nan)
     best_table = pd.DataFrame(
         {
             "item": names[best["item"].to_numpy()],
             "annotators now": best["n_annotators"].to_numpy(),
             "narrows it by": [f"{g:.2g} %" if np.isfinite(g) else "n/a" for g in share],
         }
+    )
+    best_reasons = pd.DataFrame("", index=best_table.index, columns=best_table.columns)
+    best_reasons.loc[~np.isfinite(share), "narrows it by"] = (
+        model_note or "no gain predicted for this item"
     )
     reasons = pd.DataFrame("", index=table.index, columns=table.columns)
     n_boot = int(result.attrs.get("n_boot", 1) or 0)
@@ -198,7 +220,6 @@ def how_many_section(tables, result, *, top: int = 5) -> str:
         col = f"items for ±{target:g}"
         met = (table["half-width now"].to_numpy(float) <= target) & (reasons[col] == "")
         reasons.loc[met, col] = "reached: the interval is already this narrow with fewer items"
-    model_hw = float(state["halfwidth"])
     boot_hw = (
         float(table.loc["localization", "half-width now"])
         if "localization" in table.index
@@ -228,7 +249,11 @@ def how_many_section(tables, result, *, top: int = 5) -> str:
         + html_table(table, index_name="component", reasons=reasons, notes_id="more-")
         + "<p>The items whose next annotation narrows the localization interval most "
         "(<code>iaf.next_items(df, budget=k)</code>): a variance-components model of "
-        f"the within-item distances, whose half-width now is {model_hw:.3f}{against}.</p>"
-        + html_table(best_table, index_name=None)
+        + (
+            f"the within-item distances, whose half-width now is {model_hw:.3f}{against}.</p>"
+            if not model_note
+            else f"the within-item distances; here {html.escape(model_note)}.</p>"
+        )
+        + html_table(best_table, index_name=None, reasons=best_reasons, notes_id="next-")
         + tie
     )

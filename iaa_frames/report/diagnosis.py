@@ -42,7 +42,7 @@ from iaa_frames.settings.thresholds import has_threshold_dim, nearest_threshold
 
 from .evidence import TRIAD as _TRIAD
 from .evidence import annotator_sentences, gap_evidence
-from .formatting import component_name, fmt, listing
+from .formatting import component_name, fmt, isolate, listing
 from .gate import gate_evidence, gate_text
 from .levels import GAP, HIGH, LOW, against_chance, level, relative_levels
 
@@ -295,7 +295,7 @@ def _label_sentences(result, limit, sweep=None):
         out.append(
             f"Classes {listing(labs, limit)}: {text}"
             if len(labs) > 1
-            else f"Class {labs[0]}: {text}"
+            else f"Class {isolate(labs[0])}: {text}"
         )
     if unread:
         out.append(

@@ -13,7 +13,7 @@ import math
 from iaa_frames.explore.views import cell_value
 from iaa_frames.frame.schema import ALL
 
-from .formatting import fmt, listing
+from .formatting import fmt, isolate, listing
 
 __all__ = [
     "ANNOTATOR_GAP",
@@ -95,7 +95,7 @@ def annotator_sentences(result, limit):
         )
         if worse:
             who = listing(
-                [f"{a} ({with_interval(result, c, annotator=a)})" for _, a in worse], limit
+                [f"{isolate(a)} ({with_interval(result, c, annotator=a)})" for _, a in worse], limit
             )
             has_ci = [
                 math.isfinite(cell_value(result, c, annotator=a, var="ci_high")) for _, a in worse

@@ -16,6 +16,8 @@ import io
 import math
 import re
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from iaa_frames.core.engine.result import MEASURES
 from iaa_frames.errors import IAAWarning
@@ -25,7 +27,7 @@ from iaa_frames.plot.fonts import MissingGlyphWarning, missing_characters
 from iaa_frames.plot.rows import unread
 from iaa_frames.plot.style import short_name
 
-from .formatting import fmt, plural
+from .formatting import fmt, isolate, plural
 from .pair_choice import pair_annotators
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "caption_pairwise",
     "draw_figures",
     "glyph_note",
+    "one_glyph_warning",
     "svg",
 ]
 
@@ -91,7 +94,8 @@ def _extremes(result, dim, component):
     if v.empty:
         return None
     # named as the figure writes them (a long name cut at an ellipsis)
-    return (short_name(v.idxmax()), float(v.max())), (short_name(v.idxmin()), float(v.min()))
+    hi, lo = isolate(short_name(v.idxmax())), isolate(short_name(v.idxmin()))
+    return (hi, float(v.max())), (lo, float(v.min()))
 
 
 def caption_forest(result):
@@ -175,7 +179,9 @@ def caption_pairwise(pw, names=None, left_out: str = ""):
         if len(v) and f"{fmt(v.max())}" == f"{fmt(v.min())}":  # no pair stands out
             texts.append(f"{c}: every pair {fmt(v.max())}")
         elif len(v):
-            (a, b), (x, y) = (tuple(map(short_name, p)) for p in (v.idxmax(), v.idxmin()))
+            (a, b), (x, y) = (
+                tuple(isolate(short_name(n)) for n in p) for p in (v.idxmax(), v.idxmin())
+            )
             texts.append(
                 f"{c}: closest pair {a}–{b} ({fmt(v.max())}), furthest {x}–{y} ({fmt(v.min())})"
             )
@@ -219,7 +225,7 @@ def caption_items(item_table, n_easy: int = 0):
     text = (
         f"Items ranked by the disagreement they carry beyond the corpus mean (units x "
         f"(item mean distance − corpus mean)); the bar is the item's own σ. First: "
-        f"{top['item']} ({int(top['n_pairs'])} units, σ = {fmt(top['sigma'])})."
+        f"{isolate(top['item'])} ({int(top['n_pairs'])} units, σ = {fmt(top['sigma'])})."
     )
     if n_easy:
         text += (
@@ -230,9 +236,9 @@ def caption_items(item_table, n_easy: int = 0):
     return text
 
 
-def glyph_note(result) -> str:
-    """A sentence naming the classes and annotators of ``result`` with characters no
-    installed font draws (the figures show them as boxes), or "".
+def glyph_note(result, items=()) -> str:
+    """A sentence naming the classes and annotators of ``result`` and the ``items`` with
+    characters no installed font draws (the figures show them as boxes), or "".
 
     Examples
     --------
@@ -246,15 +252,53 @@ def glyph_note(result) -> str:
             for v in result[dim].values:
                 if str(v) != ALL and missing_characters(v):
                     names[str(v)] = what
+    for v in items:
+        if str(v) not in names and missing_characters(v):
+            names[str(v)] = "item"
     if not names:
         return ""
     chars = "".join(dict.fromkeys("".join(missing_characters(n) for n in names)))
-    shown = ", ".join(f"{what} {short_name(n)}" for n, what in list(names.items())[:6])
+    shown = ", ".join(f"{what} {isolate(short_name(n))}" for n, what in list(names.items())[:6])
     more = f" and {len(names) - 6} more" if len(names) > 6 else ""
     return (
         f"No installed font has the characters {chars} of {shown}{more}: the figures draw "
         "them as boxes (a font that has them, e.g. Noto Sans CJK, draws them)."
     )
+
+
+@contextmanager
+def one_glyph_warning() -> Iterator[None]:
+    """The figures drawn inside say once which characters no font draws: the first
+    :class:`~iaa_frames.plot.fonts.MissingGlyphWarning` passes (the report's own,
+    :func:`glyph_note`, said before any figure is drawn), not the one each figure gives
+    when it is laid out; every other warning passes, each once.
+
+    Examples
+    --------
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     with one_glyph_warning():
+    ...         warnings.warn("the report's", MissingGlyphWarning)
+    ...         warnings.warn("a figure's", MissingGlyphWarning)
+    >>> [str(w.message) for w in seen]
+    ["the report's"]
+    """
+    caught = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+    finally:  # said even when a figure fails
+        seen, glyphs = set(), False
+        for w in caught:
+            if issubclass(w.category, MissingGlyphWarning):
+                if glyphs:
+                    continue
+                glyphs = True
+            key = (w.category, str(w.message), w.filename, w.lineno)
+            if key not in seen:
+                seen.add(key)
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 def draw_figures(tables, result, pw, item_table, top, *, pairs_note: str = ""):
@@ -283,7 +327,7 @@ def draw_figures(tables, result, pw, item_table, top, *, pairs_note: str = ""):
     from iaa_frames import plot
 
     figs = []
-    glyphs = glyph_note(result)
+    glyphs = glyph_note(result, tables.corpus.items if tables is not None else ())
     if glyphs:  # said once, here and under the first figure, not by every figure
         warnings.warn(glyphs, MissingGlyphWarning, stacklevel=3)
 

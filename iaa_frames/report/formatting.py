@@ -1,10 +1,12 @@
 """Numbers and words as the report writes them: ``0.82``, ``0.82 [0.75, 0.88]``,
-``n/a``, ``3 annotators``, ``a, b and 4 more``, ``localization σ``.
+``n/a``, ``3 annotators``, ``a, b and 4 more``, ``localization σ``; a name in a sentence
+isolated from the words around it (:func:`isolate`).
 """
 
 from __future__ import annotations
 
 import math
+import unicodedata
 
 from iaa_frames.explore.views import measure_of, symbol
 
@@ -13,6 +15,7 @@ __all__ = [
     "cell_text",
     "component_name",
     "fmt",
+    "isolate",
     "listing",
     "number",
     "plural",
@@ -67,6 +70,28 @@ def cell_text(v, lo, hi) -> str:
     return number(v)
 
 
+#: Bidirectional classes that reorder the text around them: right-to-left letters and the
+#: embedding, override and isolate controls.
+_REORDERING = {"R", "AL", "RLE", "LRE", "RLO", "LRO", "PDF", "RLI", "LRI", "FSI", "PDI"}
+
+
+def isolate(name) -> str:
+    """``name`` as it is written in a sentence: between the Unicode isolates FSI and PDI
+    when it holds right-to-left letters (Hebrew, Arabic) or bidirectional controls, so
+    that the words and numbers after it keep their place; a browser otherwise draws
+    ``lowest שלום (-3.83)`` as ``lowest (3.83-) שלום``. Other names are unchanged.
+
+    Examples
+    --------
+    >>> isolate("car"), isolate("שלום")
+    ('car', '\u2068שלום\u2069')
+    """
+    text = str(name)
+    if any(unicodedata.bidirectional(ch) in _REORDERING for ch in text):
+        return f"\u2068{text}\u2069"
+    return text
+
+
 def plural(n: int, word: str, plural: str | None = None) -> str:
     """'1 annotator', '3 annotators', '1,200 classes'.
 
@@ -79,7 +104,7 @@ def plural(n: int, word: str, plural: str | None = None) -> str:
 
 
 def listing(names, limit) -> str:
-    """The first ``limit`` names, and how many more.
+    """The first ``limit`` names, each isolated (:func:`isolate`), and how many more.
 
     Examples
     --------
@@ -87,7 +112,7 @@ def listing(names, limit) -> str:
     'a, b and 1 more'
     """
     names = list(names)
-    shown = ", ".join(names[:limit])
+    shown = ", ".join(isolate(n) for n in names[:limit])
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 

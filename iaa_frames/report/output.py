@@ -50,6 +50,7 @@ __all__ = [
     "MANIFEST_HEADER",
     "claim",
     "neutralise",
+    "output_path",
     "record",
     "staged",
     "write_csv",
@@ -138,10 +139,62 @@ def record(out_dir, names, *, replace: bool = False) -> None:
     (out_dir / MANIFEST).write_text(text, encoding="utf-8")
 
 
+def output_path(path) -> Path:
+    """``path`` as the absolute path of an output folder, checked before anything is
+    written: ``~`` stands for the home folder (as in pandas), so that every writer puts
+    the files in one place (the netCDF library expands a leading ``~`` of a relative path
+    itself: ``report(df, "~/r")`` made ``./~/r`` and wrote ``agreement.nc`` under the home
+    folder). An empty path (a blank ``--out``, an unset shell variable) is a
+    ParameterError, never the working folder by accident; so is a path the system refuses
+    to look at (a name too long, a NUL character), naming it and the reason.
+
+    Examples
+    --------
+    >>> output_path("~/r") == Path.home() / "r"
+    True
+    """
+    try:
+        text = os.fspath(path)
+    except TypeError:
+        raise ParameterError(
+            f"the output folder must be a path (str or os.PathLike); got {path!r}"
+        ) from None
+    text = os.fsdecode(text)
+    if not text.strip():
+        raise ParameterError(
+            f"the output folder is empty ({text!r}): name a folder (--out DIR; '.' for the "
+            "working folder)"
+        )
+    if "\0" in text:  # no system takes it: Python's ValueError, not a reason a user reads
+        raise ParameterError(f"the output folder {text!r} holds a NUL character: no path can")
+    out = Path(text)
+    try:
+        out = out.expanduser()
+    except RuntimeError:  # no home folder to expand "~" to: the path as written
+        pass
+    out = out.absolute()
+    try:
+        out.exists()
+    except OSError as exc:  # a name too long, a loop of links
+        raise output_error(out, exc, "create") from None
+    return out
+
+
+def _missing_folders(out_dir: Path) -> list:
+    """The folders of ``out_dir`` (itself and its parents) that do not exist yet, the
+    deepest first: those that creating it makes."""
+    missing = []
+    for folder in (out_dir, *out_dir.parents):
+        if folder.exists() or folder.is_symlink():
+            break
+        missing.append(folder)
+    return missing
+
+
 def output_dir(path) -> Path:
     """``path`` as an output folder: created if missing; a ParameterError naming it when
     it is a file or cannot be created."""
-    out_dir = Path(path)
+    out_dir = output_path(path)
     if out_dir.exists() and not out_dir.is_dir():
         raise ParameterError(
             f"{out_dir} exists and is not a directory: choose a folder for the output"
@@ -171,12 +224,38 @@ def staged(out_dir, names) -> Iterator[Path]:
     ['.iaa-frames-report', 'a.csv']
     """
     names = list(dict.fromkeys(names))
+    out_dir = output_path(out_dir)
     claim(out_dir, names)
+    created = _missing_folders(out_dir)
     out_dir = output_dir(out_dir)
     try:
-        tmp = Path(tempfile.mkdtemp(prefix=".iaa-frames-staging-", dir=out_dir))
+        with _removed_on_error(created):
+            with _staging(out_dir, names) as tmp:
+                yield tmp
     except OSError as exc:
         raise output_error(out_dir, exc) from None
+
+
+@contextmanager
+def _removed_on_error(created) -> Iterator[None]:
+    """Remove the folders ``created`` (deepest first) if the block fails and they are
+    still empty: a failed report leaves no folder it made behind."""
+    try:
+        yield
+    except BaseException:
+        for folder in created:
+            try:
+                folder.rmdir()  # only an empty folder: never a file of anyone's
+            except OSError:
+                break
+        raise
+
+
+@contextmanager
+def _staging(out_dir: Path, names) -> Iterator[Path]:
+    """The temporary folder of :func:`staged`, its files moved into ``out_dir`` when the
+    block ends without an error, removed in every case."""
+    tmp = Path(tempfile.mkdtemp(prefix=".iaa-frames-staging-", dir=out_dir))
     try:
         yield tmp
         old = _written(out_dir, names)
@@ -193,7 +272,5 @@ def staged(out_dir, names) -> Iterator[Path]:
             path = out_dir / name
             if _plain_name(name) and path.is_file() and not path.is_symlink():
                 path.unlink()
-    except OSError as exc:
-        raise output_error(out_dir, exc) from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
