@@ -8,6 +8,7 @@ to ``OUT/dropped.csv``.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 import warnings
@@ -140,6 +141,13 @@ def main(argv=None) -> int:
                 _write_dropped(args, dropped)
     except IAAError as exc:
         print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # the reader of our output left (``iaa-frames ... | head``): nothing to say to it,
+        # and the interpreter's last flush must not fail again (Python's documentation,
+        # "Note on SIGPIPE"); the work itself is done or stopped where it was
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
         return 1
     except OSError as exc:
         text = exc.strerror and exc.filename and f"{exc.strerror}: {exc.filename}"

@@ -14,6 +14,7 @@ million box rows validate in well under a second per check.
 from __future__ import annotations
 
 import os
+import unicodedata
 import warnings
 from dataclasses import dataclass, field
 
@@ -66,7 +67,8 @@ INVALID_REASONS = {
     "missing_item": "the item is missing",
     "missing_annotator": "the annotator is missing",
     "non_string_annotator": "the annotator is neither a string nor an integer id",
-    "reserved_annotator": f"the annotator {ALL!r} is reserved (it names every annotator)",
+    "reserved_annotator": f"the annotator {ALL!r} is reserved (it names every annotator; so "
+    "are names that read as it: spaces around it, invisible marks, full-width letters)",
     "non_numeric_coordinates": "a box coordinate is not a number",
     "not_a_geometry": "geometry is not a shapely geometry",
     "not_polygonal": "geometry is not a Polygon or MultiPolygon, nor a LineString of 2 or "
@@ -84,7 +86,8 @@ INVALID_REASONS = {
     "labelled joint, a negative area)",
     "missing_geometry": "a label is given but no box or geometry",
     "missing_label": "an object has no label",
-    "reserved_label": f"the label {ALL!r} is reserved",
+    "reserved_label": f"the label {ALL!r} is reserved (it names every class; so are names "
+    "that read as it: spaces around it, invisible marks, full-width letters)",
     "name_too_long": "the label or the annotator is longer than 1,000 characters, or the "
     "item longer than 4,096 (a path's length on Linux)",
     "invalid_image_size": "width/height is not a number from 1e-6 to 1e9 (pixels): sizes "
@@ -602,6 +605,33 @@ def _too_long(values: pd.Series, limit: int = MAX_NAME_CHARS) -> np.ndarray:
     return long(arr).astype(bool)
 
 
+def reads_as_all(values: pd.Series) -> np.ndarray:
+    r"""True where a name reads as the reserved :data:`ALL`: the same text once Unicode's
+    compatibility forms are folded (NFKC: full-width letters and brackets), its invisible
+    format characters (zero-width spaces, direction marks) removed and the spaces around
+    it stripped. A report would show such a name as a second "(all)" row beside the real
+    one. The distinct names are looked at, not the rows.
+
+    Examples
+    --------
+    >>> reads_as_all(pd.Series(["(all)", " (all)\u200f", "\uff08all\uff09", "(ALL)", "( all )", None]))
+    array([ True,  True,  True, False, False, False])
+    """
+    text = values if values.dtype == "str" else values.astype("str")
+    hits = [n for n in pd.unique(text) if isinstance(n, str) and _folded(n) == ALL]
+    if not hits:
+        return np.zeros(len(values), dtype=bool)
+    return (text.isin(hits) & values.notna()).to_numpy(dtype=bool)
+
+
+def _folded(name: str) -> str:
+    """``name`` as :func:`reads_as_all` compares it."""
+    if name == ALL or len(name) > 4 * MAX_NAME_CHARS:
+        return name
+    text = unicodedata.normalize("NFKC", name)
+    return "".join(c for c in text if unicodedata.category(c) != "Cf").strip()
+
+
 def _reasons(df: pd.DataFrame):
     """Compute the normalized columns and, per row, the code of the first failed check."""
     n = len(df)
@@ -612,7 +642,7 @@ def _reasons(df: pd.DataFrame):
     ann_missing = ann.isna().to_numpy()
     masks["missing_annotator"] = ann_missing
     masks["non_string_annotator"] = ~ann_missing & ~_string_mask(ann)
-    masks["reserved_annotator"] = (ann.astype("str") == ALL).to_numpy() & ~ann_missing
+    masks["reserved_annotator"] = reads_as_all(ann) & ~ann_missing
 
     if "x0" in df.columns:
         coords, non_numeric = zip(*(_numeric(df[c], kinds="bcmM") for c in BOX_COLUMNS))
@@ -657,7 +687,7 @@ def _reasons(df: pd.DataFrame):
     masks["missing_geometry"] = no_box & ~label_missing
     masks["missing_label"] = ~no_box & label_missing
     label_str = label.astype("str")
-    masks["reserved_label"] = (label_str == ALL).to_numpy() & ~label_missing
+    masks["reserved_label"] = reads_as_all(label_str) & ~label_missing
     masks["name_too_long"] = _too_long(label) | _too_long(ann) | _too_long(item, MAX_ITEM_CHARS)
 
     size = {}

@@ -60,3 +60,23 @@ def test_dropped_rows_go_beside_the_report_under_home(capsys, corpus_csv, tmp_pa
     assert said and str(home / "rep" / "dropped.csv") in said[0]
     assert len(pd.read_csv(home / "rep" / "dropped.csv")) == 1
     assert sorted(p.name for p in work.iterdir()) == ["with_bad.csv"]
+
+
+def test_a_reader_that_leaves_early_gets_no_broken_pipe_message(tmp_path):
+    """``iaa-frames demo | true``: the report is written, the pipe's reader is gone before
+    the summary; no "[Errno 32] Broken pipe" and no "Exception ignored" at the exit."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "demo"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "iaa_frames", "demo", "--out", str(out), "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # the reader leaves at once
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=300) in (0, 1)
+    assert "Broken pipe" not in err and "Exception ignored" not in err, err
+    assert (out / "agreement.csv").exists()
