@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 
+import numpy as np
 import pytest
 
 import iaa_frames as iaf
@@ -87,3 +89,55 @@ def test_po1_potato_config_of_the_wrong_shape_names_the_key(tmp_path, old, new, 
     config = _potato_config(tmp_path, old, new)
     with pytest.raises(ReaderError, match=r"config\.yaml: " + match):
         iaf.read_potato(config)
+
+
+# ------------------------- DA1: a Darwin polygon of several scrambled paths
+def _scrambled(n, dx, seed):
+    rng = np.random.default_rng(seed)
+    xy = rng.uniform(0, 100, (n, 2)) + [dx, 0]
+    return [{"x": float(x), "y": float(y)} for x, y in xy]
+
+
+def test_da1_darwin_paths_that_cross_themselves_everywhere_are_refused(tmp_path):
+    """A scrambled path of a multi-path polygon was repaired with make_valid in the reader,
+    before the tangled_polygon guard of validate: 150 vertices took seconds, 400 minutes."""
+    paths = [_scrambled(150, 0, 1), _scrambled(150, 200, 2)]
+    doc = {
+        "version": "2.0",
+        "item": {"name": "a.jpg", "path": "/", "slots": [{"width": 400, "height": 200}]},
+        "annotations": [
+            {"id": "p1", "name": "car", "annotators": [{"email": "ana@x.org"}],
+             "polygon": {"paths": paths}},
+        ],
+    }  # fmt: skip
+    (tmp_path / "ana").mkdir()
+    p = _write_json(tmp_path / "ana" / "a.json", doc)
+    with pytest.raises(
+        ReaderError,
+        match=r"a\.json: annotations\[0\] \(id='p1'\): polygon\.paths\[0\]'s outline crosses itself",
+    ):
+        iaf.read_darwin(p)
+
+
+def test_da1_darwin_polygon_of_many_paths_reads_in_time_proportional_to_it(tmp_path):
+    """The paths were united one at a time, each redoing the growing result: 4,000
+    triangles (240 kB) took 36 s, 20,000 minutes; pairwise rounds take well under 1 s."""
+    paths = [
+        [{"x": x, "y": y}, {"x": x + 5, "y": y}, {"x": x, "y": y + 5}]
+        for x, y in ((i % 100 * 10, i // 100 * 10) for i in range(4000))
+    ]
+    hole = [{"x": 0, "y": 0}, {"x": 2, "y": 0}, {"x": 0, "y": 2}]  # inside the first
+    doc = {
+        "version": "2.0",
+        "item": {"name": "a.jpg", "path": "/", "slots": [{"width": 1000, "height": 1000}]},
+        "annotations": [
+            {"id": "p1", "name": "car", "annotators": [{"email": "ana@x.org"}],
+             "polygon": {"paths": [*paths, hole]}},
+        ],
+    }  # fmt: skip
+    (tmp_path / "ana").mkdir()
+    p = _write_json(tmp_path / "ana" / "a.json", doc)
+    start = time.perf_counter()
+    df = iaf.read_darwin(p)
+    assert time.perf_counter() - start < 15
+    assert df["geometry"].iloc[0].area == pytest.approx(4000 * 12.5 - 2)
