@@ -141,3 +141,32 @@ def test_da1_darwin_polygon_of_many_paths_reads_in_time_proportional_to_it(tmp_p
     df = iaf.read_darwin(p)
     assert time.perf_counter() - start < 15
     assert df["geometry"].iloc[0].area == pytest.approx(4000 * 12.5 - 2)
+
+
+# ------------------------- CO1: COCO attributes whose columns collide
+def _coco_doc(**ann):
+    return {
+        "images": [{"id": 1, "file_name": "a.jpg", "width": 100, "height": 80}],
+        "categories": [{"id": 3, "name": "cat"}],
+        "annotations": [
+            {"id": 7, "image_id": 1, "category_id": 3, "bbox": [10, 20, 30, 40], **ann}
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    "ann",
+    [
+        {"attr_item": "x", "attributes": {"item": "y"}},
+        {"attributes": {"item": "x", "attr_item": "y"}},
+        {"attributes": {"attr_item": "x", "item": "y"}},
+    ],
+    ids=["key_and_attribute", "attribute_and_prefixed", "prefixed_and_attribute"],
+)
+def test_co1_coco_attributes_never_overwrite_one_another(tmp_path, ann):
+    """The attribute ``item`` goes to ``attr_item``: another ``attr_item`` (an annotation
+    key or an attribute) silently replaced one of the two values."""
+    df = iaf.read_coco(_write_json(tmp_path / "ann.json", _coco_doc(**ann)))
+    row = df.iloc[0]
+    values = {row[c] for c in df.columns if c.startswith("attr_")}
+    assert values == {"x", "y"}
