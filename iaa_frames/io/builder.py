@@ -774,7 +774,10 @@ class FrameBuilder:
 
 def _object_ids(builder: FrameBuilder, kind: np.ndarray):
     """The object_id column: the format's ids, or ``annotator/item/k`` where it has none;
-    missing (NA) on coverage rows. All-integer ids become a nullable ``Int64`` column."""
+    missing (NA) on coverage rows. All-integer ids become a nullable ``Int64`` column;
+    integers among text become their decimal text, so that the ids ``7`` and ``"7"`` of
+    one file are one id (refused twice as ``duplicate_object_id``), as they are once
+    written to CSV or when several files prefix them with their annotator."""
     ids = builder.object_id
     n = len(ids)
     out = np.array(ids + [None], dtype=object)[:-1] if n else np.empty(0, object)
@@ -791,6 +794,9 @@ def _object_ids(builder: FrameBuilder, kind: np.ndarray):
         if all(_INT64_MIN <= v <= _INT64_MAX for v in present):
             return pd.array(out, dtype="Int64")
         return np.array([None if v is None else str(v) for v in out] + [None], dtype=object)[:-1]
+    if any(type(v) is int for v in present) and any(isinstance(v, str) for v in present):
+        at = [r for r, v in enumerate(out) if type(v) is int]
+        out[at] = [str(out[r]) for r in at]
     return out
 
 

@@ -170,3 +170,17 @@ def test_co1_coco_attributes_never_overwrite_one_another(tmp_path, ann):
     row = df.iloc[0]
     values = {row[c] for c in df.columns if c.startswith("attr_")}
     assert values == {"x", "y"}
+
+
+# ------------------------- ID1: object ids 7 and "7" in one file
+def test_id1_coco_ids_7_and_text_7_in_one_file_are_one_id(tmp_path):
+    """Read alone, the file kept ``7`` and ``"7"`` as two ids (one int, one str); read with
+    another file (ids prefixed ``ann/7``) or through CSV, they were one: the duplicate
+    depended on how the file was read."""
+    doc = _coco_doc()
+    doc["annotations"].append({**doc["annotations"][0], "id": "7", "bbox": [50, 20, 30, 40]})
+    p = _write_json(tmp_path / "ann.json", doc)
+    with pytest.raises(
+        ReaderError, match=r"ann\.json: annotations\[1\] \(id=7\): the object_id is not unique"
+    ):
+        iaf.read_coco(p)
