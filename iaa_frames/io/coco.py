@@ -103,7 +103,7 @@ class _CocoFile:
         raters = None
         if self.rater_list_key is not None and self.rater_list_key in img:
             raters = img[self.rater_list_key]
-            if not isinstance(raters, list) or not all(type(r) in _ID for r in raters):
+            if not isinstance(raters, list) or not all(type(r) in _ID and r != "" for r in raters):
                 why = f"{self.rater_list_key} must be a list of rater ids, got {raters!r}"
                 raise reader_error(self.path, entry, why)
         self.images[iid] = (name, w, h, raters, i)

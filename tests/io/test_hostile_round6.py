@@ -184,3 +184,17 @@ def test_id1_coco_ids_7_and_text_7_in_one_file_are_one_id(tmp_path):
         ReaderError, match=r"ann\.json: annotations\[1\] \(id=7\): the object_id is not unique"
     ):
         iaf.read_coco(p)
+
+
+# ------------------------- CO2: an empty rater in a COCO rater_list
+def test_co2_coco_rater_list_with_an_empty_name_is_refused(tmp_path):
+    """An empty ``rater_id`` was refused, an empty name in ``rater_list`` gave a coverage
+    row of the annotator ``""``."""
+    doc = _coco_doc(rater_id="ana")
+    doc["images"][0]["rater_list"] = ["ana", ""]
+    p = _write_json(tmp_path / "ann.json", doc)
+    with pytest.raises(
+        ReaderError,
+        match=r"ann\.json: images\[0\] \(id=1\): rater_list must be a list of rater ids",
+    ):
+        iaf.read_coco(p)
