@@ -198,3 +198,48 @@ def test_co2_coco_rater_list_with_an_empty_name_is_refused(tmp_path):
         match=r"ann\.json: images\[0\] \(id=1\): rater_list must be a list of rater ids",
     ):
         iaf.read_coco(p)
+
+
+# ------------------------- JS1: a JSON object that writes one key twice
+_ANN = '{"id": 7, "image_id": 1, "category_id": 3, "bbox": [10, 20, 30, 40]'
+_HEAD = '{"images": [{"id": 1, "file_name": "a.jpg"}], "categories": [{"id": 3, "name": "cat"}], '
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        (
+            _HEAD + '"annotations": [' + _ANN + ', "bbox": [500, 20, 30, 40]}]}',
+            r"annotations\[0\]: a JSON object writes the key 'bbox' twice",
+        ),
+        (
+            _HEAD + '"annotations": [' + _ANN + "}], " + '"annotations": [' + _ANN + "}]}",
+            r"annotations: the top-level key 'annotations' is written twice",
+        ),
+    ],
+    ids=["in_an_annotation", "at_the_top_level"],
+)
+def test_js1_coco_repeated_json_keys_are_refused(tmp_path, text, match):
+    """``json`` keeps the last of two values of one key, silently (the first box read as
+    the second); two top-level ``annotations`` arrays were both streamed, where every JSON
+    reader (pycocotools) keeps only the last."""
+    p = tmp_path / "ann.json"
+    p.write_text(text)
+    with pytest.raises(ReaderError, match=r"ann\.json: " + match):
+        iaf.read_coco(p)
+
+
+def test_js1_labelstudio_region_that_repeats_a_key_is_refused(tmp_path):
+    task = (
+        '[{"id": 1, "data": {"image": "a.jpg"}, "annotations": [{"id": 10, "completed_by": 3, '
+        '"result": [{"id": "r1", "type": "rectanglelabels", "original_width": 200, '
+        '"original_height": 100, "value": {"x": 10, "x": 60, "y": 20, "width": 25, '
+        '"height": 50, "rectanglelabels": ["cat"]}}]}]}]'
+    )
+    p = tmp_path / "ls.json"
+    p.write_text(task)
+    with pytest.raises(
+        ReaderError,
+        match=r"ls\.json: tasks\[0\]: a JSON object writes the key 'x' twice \(10, then 60\)",
+    ):
+        iaf.read_labelstudio(p)
