@@ -243,3 +243,38 @@ def test_js1_labelstudio_region_that_repeats_a_key_is_refused(tmp_path):
         match=r"ls\.json: tasks\[0\]: a JSON object writes the key 'x' twice \(10, then 60\)",
     ):
         iaf.read_labelstudio(p)
+
+
+# ------------------------- BL1: an item or an annotator that is a blank name
+def test_bl1_activitynet_video_id_that_is_empty_is_refused(tmp_path):
+    doc = {"database": {"": {"duration": 10.0, "annotations": [{"segment": [1, 2], "label": "a"}]}}}
+    p = _write_json(tmp_path / "anet.json", doc)
+    with pytest.raises(
+        ReaderError, match=r"anet\.json: database\[''\] annotations\[0\]: the item '' is empty"
+    ):
+        iaf.read_activitynet(p)
+
+
+def test_bl1_labelstudio_annotator_of_spaces_is_refused_or_dropped(tmp_path):
+    rect = {
+        "id": "r1",
+        "type": "rectanglelabels",
+        "original_width": 200,
+        "original_height": 100,
+        "value": {"x": 10, "y": 20, "width": 25, "height": 50, "rectanglelabels": ["cat"]},
+    }
+    anns = [
+        {"id": 10, "completed_by": "   ", "result": [rect]},
+        {"id": 11, "completed_by": "ana", "result": [rect]},
+    ]
+    p = _write_json(
+        tmp_path / "ls.json", [{"id": 1, "data": {"image": "a.jpg"}, "annotations": anns}]
+    )
+    with pytest.raises(
+        ReaderError,
+        match=r"ls\.json: tasks\[0\] .*annotations\[0\] .*: the annotator '   ' is only whitespace",
+    ):
+        iaf.read_labelstudio(p)
+    df, dropped = iaf.read_labelstudio(p, on_invalid="drop", return_dropped=True)
+    assert df["annotator"].tolist() == ["ana"]
+    assert "only whitespace" in dropped["detail"].iloc[0]
