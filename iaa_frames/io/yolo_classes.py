@@ -114,6 +114,14 @@ def read_yolo_classes(path) -> list[str]:
         names = [line.strip() for line in text.splitlines() if line.strip()]
     if not names:
         raise reader_error(path, None, "no class names")
+    if len(set(names)) < len(names):  # two class indices would be one label
+        first: dict = {}
+        k, name = next((k, n) for k, n in enumerate(names) if first.setdefault(n, k) != k)
+        why = (
+            f"the class name {name!r} is given twice (classes {first[name]} and {k}): the "
+            "objects of the two classes would be one label; rename one, or pass classes="
+        )
+        raise reader_error(path, None, why)
     return names
 
 

@@ -278,3 +278,19 @@ def test_bl1_labelstudio_annotator_of_spaces_is_refused_or_dropped(tmp_path):
     df, dropped = iaf.read_labelstudio(p, on_invalid="drop", return_dropped=True)
     assert df["annotator"].tolist() == ["ana"]
     assert "only whitespace" in dropped["detail"].iloc[0]
+
+
+# ------------------------- YO1: a class file that names one class twice
+@pytest.mark.parametrize(
+    "name, text",
+    [("classes.txt", "car\nperson\ncar\n"), ("data.yaml", "names: [car, person, car]\n")],
+)
+def test_yo1_yolo_class_file_naming_a_class_twice_is_refused(tmp_path, name, text):
+    """Classes 0 and 2 both named ``car`` were read as one label: the objects of two
+    classes silently agreed with each other."""
+    (tmp_path / "ana").mkdir()
+    (tmp_path / "ana" / "a.txt").write_text("0 0.5 0.5 0.2 0.2\n2 0.5 0.5 0.2 0.2\n")
+    (tmp_path / name).write_text(text)
+    match = name.replace(".", r"\.") + r": the class name 'car' is given twice \(classes 0 and 2\)"
+    with pytest.raises(ReaderError, match=match):
+        iaf.read_yolo(tmp_path)
