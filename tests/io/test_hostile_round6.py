@@ -294,3 +294,27 @@ def test_yo1_yolo_class_file_naming_a_class_twice_is_refused(tmp_path, name, tex
     match = name.replace(".", r"\.") + r": the class name 'car' is given twice \(classes 0 and 2\)"
     with pytest.raises(ReaderError, match=match):
         iaf.read_yolo(tmp_path)
+
+
+# ------------------------- CSV1: a CSV table whose header and rows disagree
+_HEADER = "item,annotator,label,x0,y0,x1,y1\n"
+
+
+def test_csv1_rows_longer_than_the_header_are_refused(tmp_path):
+    """Every row with two values more than the header: pandas took the first two as the
+    index and read ``car`` as the item, ``1`` as the annotator, ``2`` as the label."""
+    p = tmp_path / "t.csv"
+    p.write_text(_HEADER + "a,ana,car,1,2,3,4,5,6\nb,ben,car,1,2,3,4,5,6\n")
+    with pytest.raises(
+        ReaderError, match=r"t\.csv: line 2: the rows hold 2 value\(s\) more than the header"
+    ):
+        iaf.read_table(p)
+
+
+def test_csv1_a_column_named_twice_in_the_header_is_refused(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text("item,annotator,label,x0,y0,x1,y1,x0\na,ana,car,1,2,3,4,9\n")
+    with pytest.raises(
+        ReaderError, match=r"t\.csv: line 1: the header names the column 'x0' twice"
+    ):
+        iaf.read_table(p)
