@@ -318,3 +318,58 @@ def test_csv1_a_column_named_twice_in_the_header_is_refused(tmp_path):
         ReaderError, match=r"t\.csv: line 1: the header names the column 'x0' twice"
     ):
         iaf.read_table(p)
+
+
+# ------------------------- VI1: a few keyframes that fill in millions of boxes
+def _cvat_tracks(tmp_path, n_tracks, n_frames):
+    box = '<box frame="0" xtl="1" ytl="2" xbr="10" ybr="20" outside="0" occluded="0" keyframe="1"/>'
+    tracks = "".join(f'<track id="{i}" label="car">{box}</track>' for i in range(n_tracks))
+    frames = f"<start_frame>0</start_frame><stop_frame>{n_frames - 1}</stop_frame>"
+    meta = f"<job>{frames}<assignee>ana</assignee></job>"
+    p = tmp_path / "video.xml"
+    p.write_text(f'<?xml version="1.0"?><annotations><meta>{meta}</meta>{tracks}</annotations>')
+    return p
+
+
+def _ls_tracks(tmp_path, n_tracks, n_frames):
+    key = {"frame": 1, "x": 1, "y": 1, "width": 5, "height": 5, "enabled": True}
+    value = {"framesCount": n_frames, "labels": ["car"], "sequence": [key]}
+    results = [{"id": f"t{i}", "type": "videorectangle", "value": value} for i in range(n_tracks)]
+    ann = {"id": 1, "completed_by": 1, "result": results}
+    return _write_json(
+        tmp_path / "video.json", [{"id": 1, "data": {"video": "v.mp4"}, "annotations": [ann]}]
+    )
+
+
+@pytest.mark.parametrize(
+    "reader, export, entry",
+    [
+        (iaf.read_cvat, _cvat_tracks, r"video\.xml: track\[2\] \(id=2\) box\[0\] \(frame=0\)"),
+        (iaf.read_labelstudio_video, _ls_tracks, r"video\.json: tasks\[0\] .*result\[2\]"),
+    ],
+    ids=["cvat", "labelstudio_video"],
+)
+def test_vi1_boxes_filled_in_between_keyframes_are_bounded(tmp_path, reader, export, entry):
+    """One keyframe per track, each held to the last of 1,000 frames: 3 tracks fill in
+    2,997 boxes. Without a bound a 3 kB export of 10 tracks and 100,000 frames made
+    1,000,000 rows (0.9 GB); 100 tracks ran out of memory."""
+    p = export(tmp_path, 3, 1000)
+    with pytest.raises(
+        ReaderError, match=entry + r": the tracks fill in 2,997 boxes .*max_boxes=2,500"
+    ):
+        reader(p, max_boxes=2500)
+    assert len(reader(p, max_boxes=3000)) == 3000
+
+
+@pytest.mark.parametrize(
+    "reader, export",
+    [(iaf.read_cvat, _cvat_tracks), (iaf.read_labelstudio_video, _ls_tracks)],
+    ids=["cvat", "labelstudio_video"],
+)
+def test_vi1_the_default_bound_refuses_before_allocating(tmp_path, reader, export):
+    """One keyframe held over 3,000,000 frames: refused before a box is made."""
+    p = export(tmp_path, 1, 3_000_000)
+    start = time.perf_counter()
+    with pytest.raises(ReaderError, match=r"fill in 2,999,999 boxes .*above max_boxes=2,000,000"):
+        reader(p, max_frames=3_000_000)
+    assert time.perf_counter() - start < 10
