@@ -32,6 +32,7 @@ __all__ = [
     "is_size",
     "json_list",
     "json_object",
+    "line_names",
     "number",
     "on_canvas",
     "parse_float",
@@ -240,3 +241,31 @@ class FillBudget:
                 "bytes can span every frame, each box a row); pass a larger "
                 f"{self.reader}(max_boxes=) to read it",
             )
+
+
+def line_names(path, text: str) -> list[str]:
+    """The names of a file of one name per line (``classes.txt``, ``obj.names``,
+    MOTChallenge's ``labels.txt``), whose line number is the class index: blank lines at
+    the end are passed over; a blank line between names is a ReaderError naming it, as
+    it would number every later class one less than the tools that write the indices.
+
+    Examples
+    --------
+    >>> line_names("classes.txt", "car\\nperson\\n\\n")
+    ['car', 'person']
+    >>> line_names("classes.txt", "car\\n\\nperson\\n")
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ReaderError: classes.txt: line 2: a blank line between class names: the class of each line is its number, so the names after it would name other classes; remove it or name the class
+    """
+    names = [line.strip() for line in text.splitlines()]
+    while names and not names[-1]:
+        names.pop()
+    if "" in names:
+        raise reader_error(
+            path,
+            f"line {names.index('') + 1}",
+            "a blank line between class names: the class of each line is its number, so "
+            "the names after it would name other classes; remove it or name the class",
+        )
+    return names

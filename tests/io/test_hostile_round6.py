@@ -373,3 +373,25 @@ def test_vi1_the_default_bound_refuses_before_allocating(tmp_path, reader, expor
     with pytest.raises(ReaderError, match=r"fill in 2,999,999 boxes .*above max_boxes=2,000,000"):
         reader(p, max_frames=3_000_000)
     assert time.perf_counter() - start < 10
+
+
+# ------------------------- NA1: a blank line between the class names of a names file
+def test_na1_yolo_classes_with_a_blank_line_between_names_is_refused(tmp_path):
+    """``car``, a blank line, ``person``: darknet numbers the blank line as class 1, the
+    reader passed over it and named class 1 ``person``: every object of class 1 got the
+    name of class 2."""
+    (tmp_path / "ana").mkdir()
+    (tmp_path / "ana" / "a.txt").write_text("1 0.5 0.5 0.2 0.2\n")
+    (tmp_path / "classes.txt").write_text("car\n\nperson\n\n")
+    with pytest.raises(
+        ReaderError, match=r"classes\.txt: line 2: a blank line between class names"
+    ):
+        iaf.read_yolo(tmp_path)
+
+
+def test_na1_mot_labels_with_a_blank_line_between_names_is_refused(tmp_path):
+    (tmp_path / "labels.txt").write_text("Pedestrian\n\nCar\n")
+    p = tmp_path / "ana.txt"
+    p.write_text("1,1,10,10,20,20,1,3,1\n")
+    with pytest.raises(ReaderError, match=r"labels\.txt: line 2: a blank line between class names"):
+        iaf.read_mot(p, annotator="ana")
