@@ -307,7 +307,10 @@ def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) 
     if not isinstance(name, str) or not name:
         raise reader_error(path, "item.name", f"must be a non-empty string, got {name!r}")
     folder = item_d.get("path", "/")
-    source = name if folder in (None, "", "/") else f"{str(folder).rstrip('/')}/{name}"
+    if folder is not None and not isinstance(folder, str):
+        why = f"must be the item's folder (a string such as '/'), got {folder!r:.60}"
+        raise reader_error(path, "item.path", why)
+    source = name if folder in (None, "", "/") else f"{folder.rstrip('/')}/{name}"
     item = keys(source, scope=export, path=path, entry="item.name")
     w = h = math.nan
     slot = None  # the first slot's name, when the item has several

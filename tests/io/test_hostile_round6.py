@@ -1,3 +1,4 @@
+# Over 400 lines: one review round; each section pins one defect of a reader with its hostile input.
 """Hostile input, round six: each test names the defect it pins and fails before its fix."""
 
 from __future__ import annotations
@@ -395,3 +396,20 @@ def test_na1_mot_labels_with_a_blank_line_between_names_is_refused(tmp_path):
     p.write_text("1,1,10,10,20,20,1,3,1\n")
     with pytest.raises(ReaderError, match=r"labels\.txt: line 2: a blank line between class names"):
         iaf.read_mot(p, annotator="ana")
+
+
+# ------------------------- DA2: a Darwin item.path that is no string
+@pytest.mark.parametrize("folder", [["a"], {"a": 1}, 5])
+def test_da2_darwin_item_path_that_is_no_string_is_refused(tmp_path, folder):
+    """``str()`` of it made the item ``"['a']/a.jpg"``, which no other export names."""
+    doc = {
+        "version": "2.0",
+        "item": {"name": "a.jpg", "path": folder},
+        "annotations": [
+            {"id": "1", "name": "car", "bounding_box": {"x": 1, "y": 2, "w": 3, "h": 4}}
+        ],
+    }
+    (tmp_path / "ana").mkdir()
+    p = _write_json(tmp_path / "ana" / "a.json", doc)
+    with pytest.raises(ReaderError, match=r"a\.json: item\.path: must be the item's folder"):
+        iaf.read_darwin(p, annotator="ana")
