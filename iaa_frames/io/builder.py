@@ -633,6 +633,24 @@ class FrameBuilder:
                     values[row] = _escaped(v)
                     self.void(row, exc, path, entry, cover=False)
 
+    def _check_blank(self) -> None:
+        """Rows whose item or annotator is a blank name (``""`` or only whitespace: an
+        ActivityNet video id ``""``, a Label Studio ``completed_by`` of spaces), which no
+        other export can name: a ReaderError naming the entry, or dropped. The distinct
+        names are looked at once; the rows only when one is blank."""
+        for name in ("item", "annotator"):
+            values = getattr(self, name)
+            blank = {v for v in set(values) if isinstance(v, str) and not v.strip()}
+            if not blank:
+                continue
+            for row, v in enumerate(values):
+                if row in self.voided or not isinstance(v, str) or v not in blank:
+                    continue
+                path, entry = self.describe_row(row)
+                what = "empty" if not v else "only whitespace"
+                why = f"the {name} {v!r} is {what}: it names no {name}; fix the export"
+                self.void(row, reader_error(path, entry, why), path, entry, cover=False)
+
     def _check_read_twice(self) -> None:
         """One annotator's work on one item read from two files (one file given twice,
         two exports of one job, two files naming one image, two exports without an
@@ -710,6 +728,7 @@ class FrameBuilder:
         self._check_read_twice()
         self._check_tracks()
         self._check_text()
+        self._check_blank()
         n = self.n
         box = (
             np.frombuffer(self.box, dtype="float64").reshape(-1, 4).copy()
@@ -774,7 +793,10 @@ class FrameBuilder:
 
 def _object_ids(builder: FrameBuilder, kind: np.ndarray):
     """The object_id column: the format's ids, or ``annotator/item/k`` where it has none;
-    missing (NA) on coverage rows. All-integer ids become a nullable ``Int64`` column."""
+    missing (NA) on coverage rows. All-integer ids become a nullable ``Int64`` column;
+    integers among text become their decimal text, so that the ids ``7`` and ``"7"`` of
+    one file are one id (refused twice as ``duplicate_object_id``), as they are once
+    written to CSV or when several files prefix them with their annotator."""
     ids = builder.object_id
     n = len(ids)
     out = np.array(ids + [None], dtype=object)[:-1] if n else np.empty(0, object)
@@ -791,6 +813,9 @@ def _object_ids(builder: FrameBuilder, kind: np.ndarray):
         if all(_INT64_MIN <= v <= _INT64_MAX for v in present):
             return pd.array(out, dtype="Int64")
         return np.array([None if v is None else str(v) for v in out] + [None], dtype=object)[:-1]
+    if any(type(v) is int for v in present) and any(isinstance(v, str) for v in present):
+        at = [r for r, v in enumerate(out) if type(v) is int]
+        out[at] = [str(out[r]) for r in at]
     return out
 
 

@@ -103,7 +103,7 @@ class _CocoFile:
         raters = None
         if self.rater_list_key is not None and self.rater_list_key in img:
             raters = img[self.rater_list_key]
-            if not isinstance(raters, list) or not all(type(r) in _ID for r in raters):
+            if not isinstance(raters, list) or not all(type(r) in _ID and r != "" for r in raters):
                 why = f"{self.rater_list_key} must be a list of rater ids, got {raters!r}"
                 raise reader_error(self.path, entry, why)
         self.images[iid] = (name, w, h, raters, i)
@@ -148,11 +148,15 @@ class _CocoFile:
 
     def _attributes(self, ann, attributes: dict, extras: dict) -> None:
         """An ``attributes`` dictionary (CVAT's and Datumaro's COCO exports) as columns,
-        one per key (``attr_<key>`` when the key is a core column or an annotation key),
-        declared attributes of the frame."""
+        one per key (``attr_<key>`` when the key is a core column or an annotation key,
+        prefixed again while that names another column: ``attributes`` holding ``item``
+        and ``attr_item``, or beside an annotation key ``attr_item``), declared attributes
+        of the frame."""
         for key, value in attributes.items():
             name = str(key)
             col = f"attr_{name}" if name in _TAKEN or name in ann else name
+            while col in extras or col in ann:
+                col = f"attr_{col}"
             extras[col] = value
             self.b.attributes[col] = None
 
@@ -175,6 +179,7 @@ class _CocoFile:
         annotator = self.annotator
         rater_given = False
         extras = {}
+        attributes = None
         for k in ann.keys() - _KNOWN:
             v = ann[k]
             if k == self.rater_key:
@@ -185,9 +190,11 @@ class _CocoFile:
                 annotator = str(v)
                 rater_given = True
             elif k == "attributes" and type(v) is dict:
-                self._attributes(ann, v, extras)
+                attributes = v  # after the annotation's keys, whose columns it must not take
             else:
                 extras[k] = v
+        if attributes:
+            self._attributes(ann, attributes, extras)
         for k in ("area", "score"):
             v = ann.get(k)
             if v is not None:

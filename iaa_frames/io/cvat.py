@@ -27,7 +27,7 @@ from .keypoints import joint_order, keypoint_params, skeleton_kind
 from .paths import files_and_annotators, reader_error
 from .safe_xml import iterparse_xml
 from .shapes import rotated_rectangle
-from .values import MAX_FRAMES, parse_float, parse_int, xml_float
+from .values import MAX_FILLED_BOXES, MAX_FRAMES, FillBudget, parse_float, parse_int, xml_float
 
 __all__ = ["MAX_UNDECLARED_FRAMES", "RATER_KINDS", "read_cvat"]
 
@@ -104,6 +104,7 @@ def read_cvat(
     return_dropped: bool = False,
     group: str | None = "video",
     max_frames: int = MAX_FRAMES,
+    max_boxes: int = MAX_FILLED_BOXES,
 ):
     """Read CVAT XML 1.1 exports ("CVAT for images" or "CVAT for video"), one per job or
     annotator.
@@ -144,6 +145,11 @@ def read_cvat(
         The most frames a video export's declared range (``start_frame``..``stop_frame``,
         segments, ``size``) may span: each frame is a covered item, and a few bytes can
         declare any range, so a larger one is a ReaderError.
+    max_boxes : int, default 2,000,000
+        The most boxes a video export's tracks fill in on frames between the shapes it
+        writes (a shape held or interpolated to the next one, the last to the last
+        frame), over every file: one shape of a few bytes can span every frame, so more
+        is a ReaderError naming the track's shape, raised before they are made.
 
     Returns
     -------
@@ -250,8 +256,9 @@ def read_cvat(
     video: set = set()
     if isinstance(max_frames, bool) or not isinstance(max_frames, int) or max_frames < 1:
         raise ParameterError(f"max_frames must be a positive integer, got {max_frames!r}")
+    budget = FillBudget.checked(max_boxes, "read_cvat")
     for path, explicit in files:
-        _read_one(path, explicit, b, keys, video, max_frames)
+        _read_one(path, explicit, b, keys, video, (max_frames, budget))
     out = finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
     groups = {} if group is None else dict.fromkeys(video, {group})
     return with_groups(out, groups, return_dropped=return_dropped, reader="read_cvat")
@@ -361,7 +368,8 @@ class _Meta:
         return range(self.frames[0], self.frames[1] + 1, self.step)
 
 
-def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set, max_frames: int):
+def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set, limits):
+    max_frames, budget = limits  # (the most frames, the FillBudget of boxes filled in)
     f = b.add_file(path)
     annotator = explicit
     saw_root = saw_content = False
@@ -407,7 +415,7 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set, max_f
         elif depth == 1 and el.tag == "track":
             if not n_tracks:  # a video export: its frames are items
                 _check_range(path, meta, max_frames)
-            _track(path, f, b, el, n_tracks, who(), meta, frames_seen, keys)
+            _track(path, f, b, el, n_tracks, who(), meta, frames_seen, (keys, budget))
             n_tracks += 1
             saw_content = True
             el.clear()
@@ -706,7 +714,8 @@ def _track_joints(el) -> list:
     return list(out)
 
 
-def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen, keys):
+def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen, keyed):
+    keys, budget = keyed  # ItemKeys, and the FillBudget of the boxes filled in
     tid = el.get("id")
     tentry = f"track[{k}]" + (f" (id={tid})" if tid is not None else "")
     label = el.get("label") or None
@@ -803,7 +812,9 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
         end = nxt[0] - 1 if nxt is not None else max(fr, last if last is not None else fr)
         if last is not None:  # only the frames the export declares
             end = min(end, last)
-        for g in range(fr if first is None else max(fr, first), end + 1, step):
+        frames = range(fr if first is None else max(fr, first), end + 1, step)
+        budget.spend(path, entry, len(frames) - (fr in frames))  # before they are made
+        for g in frames:
             item = keys(_frame_name(g), path=path, entry=entry)
             gentry = entry if g == fr else f"{entry} held to frame {g}"
             ex = dict(extras)

@@ -7,6 +7,10 @@ to stream element by element (the rest of the document whole), with the standard
 every syntax error, truncation or non-UTF-8 byte is a
 :class:`~iaa_frames.errors.ReaderError` naming the file, the entry (``annotations[17]``)
 and the line and column. :func:`load_json` reads a small file whole with the same errors.
+
+A JSON object that writes one key twice (``{"x": 10, "x": 60}``) is refused: ``json``
+keeps the last value silently, so the first would be lost unseen (and two top-level
+``annotations`` arrays would be streamed both, where other readers keep the last).
 """
 
 from __future__ import annotations
@@ -23,6 +27,31 @@ __all__ = ["JSONStream", "load_json"]
 
 _WS = " \t\n\r"
 _WS_MATCH = re.compile(r"[ \t\n\r]*").match
+
+
+class _RepeatedKey(Exception):
+    """A JSON object writes a key twice (raised by :func:`_unique_keys`; not a ValueError,
+    which the decoder's callers read as a syntax error)."""
+
+
+def _unique_keys(pairs):
+    """The ``object_pairs_hook`` of the decoder: the object as a dict, or
+    :class:`_RepeatedKey` naming the key written twice and its values."""
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        seen: set = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))
+        values = [v for k, v in pairs if k == key]
+        shown = ", then ".join(f"{v!r:.40}" for v in values)
+        raise _RepeatedKey(
+            f"a JSON object writes the key {key!r} {_times(len(values))} ({shown}): JSON "
+            "keeps only the last, silently; keep one in the file"
+        )
+    return out
+
+
+def _times(n: int) -> str:
+    return "twice" if n == 2 else f"{n} times"
 
 
 class JSONStream:
@@ -51,7 +80,7 @@ class JSONStream:
         self.line_start = 0  # absolute char offset of the current line start (before buf)
         self.eof = False
         self.top = None
-        self._decoder = json.JSONDecoder()
+        self._decoder = json.JSONDecoder(object_pairs_hook=_unique_keys)
         self._fh = None
 
     # --- low level -------------------------------------------------------------------
@@ -132,6 +161,8 @@ class JSONStream:
                 ) from None
             except RecursionError:
                 raise reader_error(self.path, entry, "JSON nested too deeply") from None
+            except _RepeatedKey as exc:
+                raise reader_error(self.path, entry, str(exc)) from None
             except ValueError as exc:  # an integer of over 4,300 digits (int()'s limit)
                 raise reader_error(
                     self.path, entry, f"a number too large to read ({str(exc)[:80]}...)"
@@ -187,7 +218,7 @@ class JSONStream:
             pos = ws(buf, self.pos).end()
             try:
                 value, end = decode(buf, pos)
-            except (ValueError, RecursionError):  # decoded again below, with the error
+            except (ValueError, RecursionError, _RepeatedKey):  # decoded again below
                 end = n
             after = ws(buf, end).end() if end < n else n
             if after < n:
@@ -214,10 +245,18 @@ class JSONStream:
         if self._peek() == "}":
             self.pos += 1
             return
+        seen = set()
         while True:
             if self._peek() != '"':
                 self._expect('"', "top level")
             key = self._value("a top-level key")
+            if key in seen:
+                why = (
+                    f"the top-level key {key!r} is written twice: JSON keeps only the last, "
+                    "silently; keep one in the file"
+                )
+                raise reader_error(self.path, str(key), why)
+            seen.add(key)
             self._expect(":", f"key {key!r}")
             if key in self.stream_keys and self._peek() == "[":
                 yield from self._array(key)

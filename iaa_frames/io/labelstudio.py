@@ -665,10 +665,13 @@ def _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions
             x, y = _pct(path, rentry, value, "x"), _pct(path, rentry, value, "y")
             on_canvas(path, rentry, (x,), (y,), 100, "percent")
             x, y = x * w / 100, y * h / 100
+            parent = r.get("parentID")
+            if parent is not None and type(parent) not in (str, int):
+                why = f"parentID must be a region id (a string), got {parent!r:.60}"
+                raise reader_error(path, rentry, why)
         except ENTRY_ERRORS as exc:
             _failed(b, exc, path, rentry, item, annotator, r)
             continue
-        parent = r.get("parentID")
         key = parent if parent in regions else (None, str(r.get("from_name", "keypoints")))
         group = groups.setdefault(key, {"joints": {}, "size": (w, h), "k": k})
         if joint in group["joints"]:

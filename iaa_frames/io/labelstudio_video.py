@@ -23,7 +23,15 @@ from iaa_frames.frame.schema import GROUP, INVALID_REASONS, check
 from .builder import warn_dropped
 from .json_stream import load_json
 from .paths import check_file, reader_error
-from .values import MAX_FRAMES, json_list, number, on_canvas, parse_float
+from .values import (
+    MAX_FILLED_BOXES,
+    MAX_FRAMES,
+    FillBudget,
+    json_list,
+    number,
+    on_canvas,
+    parse_float,
+)
 
 __all__ = ["read_labelstudio_video"]
 
@@ -122,12 +130,15 @@ def _keyframes(path, entry, value, max_frames, drop) -> pd.DataFrame:
     return kf[~twice]
 
 
-def _fill(kf: pd.DataFrame, n_frames: int) -> pd.DataFrame:
-    """Every frame the track is shown on, with its (interpolated) box."""
+def _fill(kf: pd.DataFrame, n_frames: int, spend=None) -> pd.DataFrame:
+    """Every frame the track is shown on, with its (interpolated) box; ``spend(n)``
+    counts the boxes filled in beyond the keyframes before they are made."""
     f = kf["frame"].to_numpy()
     nxt = np.r_[f[1:], max(n_frames, f[-1]) + 1]
     enabled = kf["enabled"].to_numpy()
     span = np.where(enabled, nxt - f, 1)  # frames from this keyframe to the next
+    if spend is not None:
+        spend(int(span.sum()) - len(f))
     k = np.repeat(np.arange(len(f)), span)
     step = np.arange(len(k)) - np.repeat(np.cumsum(span) - span, span)
     out = {"frame": f[k] + step}
@@ -140,9 +151,11 @@ def _fill(kf: pd.DataFrame, n_frames: int) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _task(path, i, task, to_name, time, max_frames, drop, objects, cover, seen) -> None:
+def _task(path, i, task, to_name, time, limits, drop, objects, cover, seen) -> None:
     """Read one task: its tracks to ``objects``, the frames each annotation covers to
-    ``cover``; ``seen`` maps (video, annotator) to the annotation that read it first."""
+    ``cover``; ``seen`` maps (video, annotator) to the annotation that read it first;
+    ``limits`` is ``(max_frames, the FillBudget of the boxes filled in)``."""
+    max_frames, budget = limits
     tid = task.get("id")
     tentry = f"tasks[{i}]" + (f" (id={tid!r:.40})" if tid is not None else "")
     video = _video(task, to_name)
@@ -201,7 +214,7 @@ def _task(path, i, task, to_name, time, max_frames, drop, objects, cover, seen) 
             if (kf["rotation"] != 0).any():
                 drop(where, "rotated", "a rotated box (only axis-aligned tracks are read)")
                 continue
-            shown = _fill(kf, n_frames)
+            shown = _fill(kf, n_frames, lambda n, at=where: budget.spend(path, at, n))
             rid = r.get("id", k)
             track = str(rid) if isinstance(rid, (str, int)) else str(k)
             earlier = track_ids.setdefault(track, k)
@@ -228,6 +241,7 @@ def read_labelstudio_video(
     time: str = "updated_at",
     return_dropped=False,
     max_frames: int = MAX_FRAMES,
+    max_boxes: int = MAX_FILLED_BOXES,
 ) -> pd.DataFrame:
     """Read a Label Studio JSON export of video object tracking (``VideoRectangle``).
 
@@ -246,6 +260,11 @@ def read_labelstudio_video(
         The most frames a video may have (``framesCount``, a keyframe's ``frame``): every
         frame is covered, one row per annotation, and a few bytes can declare any count,
         so a larger one is a ReaderError.
+    max_boxes : int, default 2,000,000
+        The most boxes filled in on the frames between keyframes, over the export (a
+        keyframe is held or interpolated to the next one, the last enabled one to the
+        last frame): one keyframe of a few bytes can span every frame, so more is a
+        ReaderError naming the track, raised before they are made.
 
     Returns
     -------
@@ -296,6 +315,7 @@ def read_labelstudio_video(
         raise ParameterError(f"time must be a key of the annotations, got {time!r}")
     if isinstance(max_frames, bool) or not isinstance(max_frames, int) or max_frames < 1:
         raise ParameterError(f"max_frames must be a positive integer, got {max_frames!r}")
+    limits = (max_frames, FillBudget.checked(max_boxes, "read_labelstudio_video"))
     path = check_file(path, "read_labelstudio_video")
     tasks = load_json(path)  # ReaderErrors for truncated, invalid or too deeply nested JSON
     if not isinstance(tasks, list):
@@ -311,7 +331,7 @@ def read_labelstudio_video(
         if not isinstance(task, dict):
             raise reader_error(path, entry, "a task must be an object")
         try:
-            _task(path, i, task, to_name, time, max_frames, drop, objects, cover, seen)
+            _task(path, i, task, to_name, time, limits, drop, objects, cover, seen)
         except IAAError:
             raise
         except (

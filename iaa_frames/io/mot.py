@@ -25,7 +25,7 @@ from iaa_frames.frame.schema import GROUP, INVALID_REASONS, check
 
 from .builder import warn_dropped
 from .paths import check_file, reader_error
-from .values import MAX_FRAMES, PLAIN_NUMBER, parse_float, parse_int
+from .values import MAX_FRAMES, PLAIN_NUMBER, line_names, parse_float, parse_int
 
 __all__ = ["read_mot"]
 
@@ -123,7 +123,7 @@ def _labels(path: Path, labels):
         found = Path(labels)
         if not found.is_file():
             raise reader_error(found, None, "no such labels file")
-        labels = [s.strip() for s in _read_text(found).splitlines() if s.strip()]
+        labels = line_names(found, _read_text(found))
     if isinstance(labels, Sequence) and labels and all(isinstance(x, str) for x in labels):
         return np.asarray(labels, dtype=object)
     raise ParameterError(f"labels must be a path to labels.txt or a list of names, got {labels!r}")

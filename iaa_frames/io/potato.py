@@ -148,23 +148,41 @@ def _use_config(proj: _Project, path: Path, *, with_store: bool = True) -> None:
         if f in (None, "null", "default"):
             continue
         proj.data_files.append(where(f, f"data_files[{i}]"))
-    props = config.get("item_properties") or {}
-    if isinstance(props, dict) and isinstance(props.get("id_key"), str):
+    props = _section(path, "item_properties", config.get("item_properties"), dict)
+    if isinstance(props.get("id_key"), str):
         proj.id_key = props["id_key"]
-    schemes = config.get("annotation_schemes") or []
+    schemes = _section(path, "annotation_schemes", config.get("annotation_schemes"), list)
     proj.schemes = set()
-    for s in schemes if isinstance(schemes, list) else []:
+    for i, s in enumerate(schemes):
         if isinstance(s, dict) and s.get("annotation_type") == "image_annotation":
-            proj.schemes.add(str(s.get("name")))
-            for name, d in (s.get("skeletons") or {}).items():
+            name = s.get("name")
+            if not isinstance(name, str) or not name:
+                why = f"must be a non-empty string (the scheme's name), got {name!r:.60}"
+                raise reader_error(path, f"annotation_schemes[{i}].name", why)
+            proj.schemes.add(name)
+            at = f"annotation_schemes[{i}].skeletons"
+            for name, d in _section(path, at, s.get("skeletons"), dict).items():
                 if isinstance(d, dict) and isinstance(d.get("names"), list):
                     proj.skeletons[str(name)] = [str(n) for n in d["names"]]
-    block = config.get("machine_annotators")
-    if isinstance(block, dict) and block.get("enabled"):
-        for a in block.get("annotators") or []:
+    block = _section(path, "machine_annotators", config.get("machine_annotators"), dict)
+    if block.get("enabled"):
+        at = "machine_annotators.annotators"
+        for a in _section(path, at, block.get("annotators"), list):
             if isinstance(a, dict) and a.get("id") is not None:
                 kind = str(a.get("kind") or "tool").strip().lower()
                 proj.roster.setdefault(str(a["id"]).strip(), kind)
+
+
+def _section(path, where: str, value, kind: type):
+    """The config section ``where`` (None: empty), or a ReaderError naming it when it is
+    not a ``kind`` (``dict``: a mapping; ``list``)."""
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        what = "a mapping" if kind is dict else "a list"
+        why = f"must be {what}, got {type(value).__name__}: {value!r:.60}"
+        raise reader_error(path, where, why)
+    return value
 
 
 def _exports_in(folder: Path) -> list[Path]:

@@ -64,13 +64,27 @@ def read_csv_text_ids(path, identifiers) -> pd.DataFrame:
         except OSError as exc:
             raise ReaderError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
+    header = read(nrows=1, header=None, dtype="str", keep_default_na=False).iloc[0]
+    twice = header[header.duplicated()]
+    if len(twice):
+        raise ReaderError(
+            f"{path}: line 1: the header names the column {twice.iat[0]!r} twice: pandas "
+            f"would read the second as {twice.iat[0]}.1, silently; rename one"
+        )
     columns = read(nrows=0).columns
     ids = [c for c in columns if c in identifiers]
-    return read(
+    df = read(
         dtype=dict.fromkeys(ids, "str"),
         keep_default_na=False,
         na_values={c: ([""] if c in ids else list(_NA_TEXT)) for c in columns},
     )
+    if not isinstance(df.index, pd.RangeIndex):  # pandas took the extra values as an index
+        raise ReaderError(
+            f"{path}: line 2: the rows hold {df.index.nlevels} value(s) more than the "
+            f"header names ({len(columns)} columns): every value would be read one column "
+            "off (the first as the index); fix the header or the rows"
+        )
+    return df
 
 
 def _read_parquet(path) -> pd.DataFrame:

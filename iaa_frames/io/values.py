@@ -17,17 +17,22 @@ from __future__ import annotations
 
 import math
 
+from iaa_frames.errors import ParameterError
+
 from .paths import reader_error
 
 __all__ = [
     "CANVAS_SLACK",
+    "MAX_FILLED_BOXES",
     "MAX_FRAMES",
+    "FillBudget",
     "PLAIN_NUMBER",
     "flat_ring",
     "is_number",
     "is_size",
     "json_list",
     "json_object",
+    "line_names",
     "number",
     "on_canvas",
     "parse_float",
@@ -42,6 +47,11 @@ _NUMBER_TYPES = {int, float}
 #: ``read_mot(max_frames=)``): every frame of it is covered, one row each, and a few bytes
 #: can declare any range.
 MAX_FRAMES = 1_000_000
+#: The most boxes a video reader fills in on the frames between the shapes an export
+#: writes (``read_cvat(max_boxes=)``, ``read_labelstudio_video(max_boxes=)``): a box held
+#: or interpolated to the next keyframe or to the last frame is a row of about 700 bytes,
+#: and one keyframe of a few bytes can span every frame of the video.
+MAX_FILLED_BOXES = 2_000_000
 #: How far past an edge of the image a coordinate given relative to it (a fraction, a
 #: percent) may lie, in image sizes: exports hold small excursions (a box dragged over the
 #: border, the corners of a rotated rectangle), which are kept as written; a coordinate
@@ -191,3 +201,71 @@ def on_canvas(path, entry, xs, ys, extent: float = 1.0, unit: str = "fractions")
                     f"to {CANVAS_SLACK:g} image size past an edge is kept); pixels written as "
                     f"{unit}?",
                 )
+
+
+class FillBudget:
+    """The boxes a video reader fills in between written shapes, counted over one read
+    and refused past ``limit`` before they are made: a ReaderError naming the file, the
+    track's entry and the parameter of ``reader`` that raises the limit.
+
+    Examples
+    --------
+    >>> budget = FillBudget(10, "read_cvat")
+    >>> budget.spend("v.xml", "track[0] box[0]", 8)
+    >>> budget.spend("v.xml", "track[1] box[0]", 8)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ReaderError: v.xml: track[1] box[0]: the tracks fill in 16 boxes ...
+    """
+
+    def __init__(self, limit: int, reader: str):
+        self.limit, self.reader, self.used = limit, reader, 0
+
+    @staticmethod
+    def checked(limit, reader: str) -> FillBudget:
+        """A budget of ``limit`` boxes, or a ParameterError when it is no positive
+        integer."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ParameterError(f"max_boxes must be a positive integer, got {limit!r}")
+        return FillBudget(limit, reader)
+
+    def spend(self, path, entry, n: int) -> None:
+        """Count ``n`` more filled boxes; a ReaderError once the limit is passed."""
+        self.used += n
+        if self.used > self.limit:
+            raise reader_error(
+                path,
+                entry,
+                f"the tracks fill in {self.used:,} boxes on the frames between the shapes "
+                f"the export writes, above max_boxes={self.limit:,} (one keyframe of a few "
+                "bytes can span every frame, each box a row); pass a larger "
+                f"{self.reader}(max_boxes=) to read it",
+            )
+
+
+def line_names(path, text: str) -> list[str]:
+    """The names of a file of one name per line (``classes.txt``, ``obj.names``,
+    MOTChallenge's ``labels.txt``), whose line number is the class index: blank lines at
+    the end are passed over; a blank line between names is a ReaderError naming it, as
+    it would number every later class one less than the tools that write the indices.
+
+    Examples
+    --------
+    >>> line_names("classes.txt", "car\\nperson\\n\\n")
+    ['car', 'person']
+    >>> line_names("classes.txt", "car\\n\\nperson\\n")
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ReaderError: classes.txt: line 2: a blank line between class names: the class of each line is its number, so the names after it would name other classes; remove it or name the class
+    """
+    names = [line.strip() for line in text.splitlines()]
+    while names and not names[-1]:
+        names.pop()
+    if "" in names:
+        raise reader_error(
+            path,
+            f"line {names.index('') + 1}",
+            "a blank line between class names: the class of each line is its number, so "
+            "the names after it would name other classes; remove it or name the class",
+        )
+    return names

@@ -16,6 +16,7 @@ from pathlib import Path
 from iaa_frames.errors import ParameterError
 
 from .paths import check_file, reader_error
+from .values import line_names
 
 __all__ = ["class_names", "read_yolo_classes"]
 
@@ -111,9 +112,17 @@ def read_yolo_classes(path) -> list[str]:
     if path.suffix.lower() in (".yaml", ".yml"):
         names = _yaml_names(path, text)
     else:
-        names = [line.strip() for line in text.splitlines() if line.strip()]
+        names = line_names(path, text)
     if not names:
         raise reader_error(path, None, "no class names")
+    if len(set(names)) < len(names):  # two class indices would be one label
+        first: dict = {}
+        k, name = next((k, n) for k, n in enumerate(names) if first.setdefault(n, k) != k)
+        why = (
+            f"the class name {name!r} is given twice (classes {first[name]} and {k}): the "
+            "objects of the two classes would be one label; rename one, or pass classes="
+        )
+        raise reader_error(path, None, why)
     return names
 
 
