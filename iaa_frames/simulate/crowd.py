@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.settings.parameters import check_int
 
 from .annotators import stream
 from .generate import simulate_with_truth
+from .limits import check_counts, check_size
 from .profiles import PRESETS
 
 __all__ = ["CROWD_MIX", "Crowd", "simulate_crowd"]
@@ -103,9 +103,9 @@ def simulate_crowd(
     >>> bool(per_image.between(3, 7).all())
     True
     """
-    n_items = check_int(n_items, "n_items", low=1)
-    n_workers = check_int(n_workers, "n_workers", low=1)
-    seed = check_int(seed, "seed", low=0)
+    n_items, n_workers, seed = check_counts(
+        n_items=(n_items, 1), n_workers=(n_workers, 1), seed=(seed, 0)
+    )
     if (
         not isinstance(per_item, tuple | list)
         or len(per_item) != 2
@@ -119,6 +119,19 @@ def simulate_crowd(
     if "annotators" in options:
         raise ParameterError("simulate_crowd draws its own annotators: use mix=, not annotators=")
     presets, share = _check_mix(CROWD_MIX if mix is None else mix)
+    per = options.get("objects_per_item", 4)
+    per = per if isinstance(per, int | float) and not isinstance(per, bool) else 1
+    per = float(per) if np.isfinite(per) and per >= 0 else 1.0  # else refused below
+    per = 1.0 if options.get("layout") == "single_center" else per
+    # every worker draws every image before the assignment keeps a few: the rows of
+    # simulate_with_truth, and a key per (image, worker)
+    check_size(
+        "simulate_crowd",
+        float(n_items) * (per + n_workers * (max(per, 1.0) + 1.0)),
+        n_items=n_items,
+        n_workers=n_workers,
+        objects_per_item=options.get("objects_per_item", 4),
+    )
     rng = stream(seed, _CROWD_STREAM)
     width = max(3, len(str(n_workers - 1)))
     names = np.array([f"w{k:0{width}d}" for k in range(n_workers)], dtype=object)
