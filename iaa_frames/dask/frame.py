@@ -15,6 +15,7 @@ import pandas as pd
 
 from iaa_frames.errors import ParameterError
 from iaa_frames.io.parquet import item_partitions, parquet_files, read_parquet_file
+from iaa_frames.settings.validation import Integer
 
 __all__ = ["from_pandas", "read_parquet"]
 
@@ -87,6 +88,14 @@ def from_pandas(df: pd.DataFrame, *, npartitions: int):
     -------
     dask.dataframe.DataFrame
 
+    Raises
+    ------
+    ParameterError
+        When ``df`` is not a DataFrame or ``npartitions`` not an integer >= 1 (a numpy
+        integer is one, a bool is not).
+    SchemaError
+        When ``df`` has no ``item`` column.
+
     Examples
     --------
     >>> import iaa_frames as iaf
@@ -98,8 +107,11 @@ def from_pandas(df: pd.DataFrame, *, npartitions: int):
     """
     import dask.dataframe as dd
 
-    if isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1:
+    if not isinstance(df, pd.DataFrame):
+        raise ParameterError(f"df must be a pandas DataFrame; got {type(df).__name__}")
+    if not Integer(1).accepts(npartitions):  # numpy integers too, bools not
         raise ParameterError(f"npartitions must be a positive integer; got {npartitions!r}")
+    npartitions = int(npartitions)
     if "item" not in df.columns:
         from iaa_frames.errors import SchemaError
 

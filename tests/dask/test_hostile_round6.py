@@ -77,3 +77,16 @@ def test_a_good_callable_gives_the_tables_of_memory(frames):
     want = iaf.pair_tables(df, n_chance=100, distance=giou)
     assert got.localization_within.equals(want.localization_within)
     assert got.localization_between.equals(want.localization_between)
+
+
+@pytest.mark.parametrize("value", [[{"item": "a"}], {"item": ["a"]}, None], ids=str)
+def test_from_pandas_of_no_frame_is_a_parameter_error(value):
+    with pytest.raises(ParameterError, match=r"^df must be a pandas DataFrame; got "):
+        iad.from_pandas(value, npartitions=2)
+
+
+def test_from_pandas_takes_a_numpy_integer_count(frames):
+    ddf = iad.from_pandas(frames[0], npartitions=np.int64(2))
+    assert ddf.npartitions == 2
+    with pytest.raises(ParameterError, match=r"^npartitions must be a positive integer; got True"):
+        iad.from_pandas(frames[0], npartitions=True)
