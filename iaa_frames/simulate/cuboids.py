@@ -28,7 +28,7 @@ from iaa_frames.geometry.kinds.cuboid import CUBOID_COLUMNS
 from iaa_frames.settings.validation import ANNOTATORS
 
 from .annotators import name_key, stream
-from .limits import check_counts, check_number, check_size
+from .limits import check_counts, check_names, check_number, check_size
 
 __all__ = ["CUBOID_CLASSES", "simulate_cuboids"]
 
@@ -124,8 +124,9 @@ def simulate_cuboids(
         if given is None or ANNOTATORS.check(which, given) is None:
             raise ParameterError(f"{which} must be a list of annotator names; got {given!r}")
     names = list(annotators) + list(random_annotators)
-    if not names or len(set(names)) != len(names):
-        raise ParameterError(f"annotators must be distinct names, at least one; got {names!r}")
+    if not names:
+        raise ParameterError("simulate_cuboids needs at least one annotator; got none")
+    check_names(names)
     noise, tilt = check_number(noise, "noise"), check_number(tilt, "tilt")
     extent = check_number(extent, "extent")
     road = None if road is None else check_number(road, "road")

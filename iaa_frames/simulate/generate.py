@@ -20,7 +20,7 @@ from iaa_frames.settings.parameters import check_int
 
 from .annotators import T_SIZE, TRUTH, World, annotate, stream, truth_objects
 from .attributes import attribute_frames, check_attributes
-from .limits import check_size, corpus_rows
+from .limits import check_names, check_size, corpus_rows
 from .profiles import PRESETS, Profile, as_profile
 from .shapes import finish_shapes
 
@@ -111,14 +111,8 @@ def _check_annotators(annotators):
             f"Profile, a dict of its fields or a preset name ({', '.join(PRESETS)}); "
             f"got {annotators!r}"
         )
-    out = {}
-    for name, value in annotators.items():
-        if not isinstance(name, str) or not name:
-            raise ParameterError(f"annotator names must be non-empty strings, got {name!r}")
-        if name == ALL:
-            raise ParameterError(f"the annotator name {ALL!r} is reserved")
-        out[name] = as_profile(name, value)
-    return out
+    check_names(annotators)
+    return {name: as_profile(name, value) for name, value in annotators.items()}
 
 
 def check_image_size(image_size):

@@ -29,11 +29,13 @@ import math
 import numbers
 
 from iaa_frames.errors import ParameterError
+from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import check_int
 
 __all__ = [
     "MAX_SIMULATED_ROWS",
     "check_counts",
+    "check_names",
     "check_number",
     "check_size",
     "corpus_rows",
@@ -55,6 +57,27 @@ def check_counts(**given: tuple[object, int]) -> list[int]:
         Naming the first parameter that is not such an integer, and its value.
     """
     return [check_int(value, name, low=low) for name, (value, low) in given.items()]
+
+
+def check_names(names) -> None:
+    """Annotator names: non-empty strings, distinct, other than ``'(all)'``
+    (:data:`~iaa_frames.frame.schema.ALL`, which names every annotator).
+
+    Examples
+    --------
+    >>> check_names(["a", 1])
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ParameterError: annotator names must be non-empty strings, got 1
+    """
+    names = list(names)
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise ParameterError(f"annotator names must be non-empty strings, got {name!r}")
+        if name == ALL:
+            raise ParameterError(f"the annotator name {ALL!r} is reserved")
+    if len(set(names)) != len(names):
+        raise ParameterError(f"annotator names must be distinct, got {names!r}")
 
 
 def check_number(

@@ -25,7 +25,7 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.settings.validation import ANNOTATORS, MAX_SEED, Integer
 
 from .generate import check_classes, simulate
-from .limits import check_counts, check_number, check_size, corpus_rows
+from .limits import check_counts, check_names, check_number, check_size, corpus_rows
 from .profiles import as_profile
 
 __all__ = ["simulate_drift", "simulate_tracks"]
@@ -180,7 +180,8 @@ def simulate_tracks(
             "annotators must be None or a non-empty dict {name: track profile} (e.g. "
             f"{{'A': {{'jitter': 0.05}}}}); got {annotators!r}"
         )
-    specs = {str(k): _profile(k, v) for k, v in annotators.items()}
+    check_names(annotators)
+    specs = {k: _profile(k, v) for k, v in annotators.items()}
     classes, _ = check_classes(classes, None)
     frames = float(n_sequences) * n_frames
     check_size(
@@ -254,6 +255,7 @@ def simulate_drift(
     annotators = ANNOTATORS.check("annotators", annotators)
     if annotators is None or len(annotators) == 0:
         raise ParameterError(f"annotators must name at least one annotator; got {annotators!r}")
+    check_names(annotators)
     if seed > MAX_SEED - _DRIFT_SEED_STEP * n_items:
         raise ParameterError(
             f"seed must be at most {MAX_SEED - _DRIFT_SEED_STEP * n_items:,} with "

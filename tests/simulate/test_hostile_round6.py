@@ -223,3 +223,39 @@ def test_the_cap_is_public_and_a_large_valid_corpus_is_still_built():
 
 def test_every_error_is_an_iaa_error():
     assert issubclass(ParameterError, IAAError)
+
+
+NAMED = {
+    "simulate": lambda names: iaf.simulate(n_items=2, annotators=dict.fromkeys(names, "good")),
+    "simulate_keypoints": lambda names: simulate_keypoints(
+        n_items=2, annotators=dict.fromkeys(names, KeypointProfile())
+    ),
+    "simulate_polylines": lambda names: simulate_polylines(
+        n_items=2, annotators=dict.fromkeys(names, PolylineProfile())
+    ),
+    "simulate_cuboids": lambda names: iaf.simulate_cuboids(n_items=2, annotators=list(names)),
+    "simulate_tracks": lambda names: iaf.simulate_tracks(
+        n_sequences=1, n_frames=3, annotators=dict.fromkeys(names, {})
+    ),
+    "simulate_drift": lambda names: iaf.simulate_drift(n_items=2, annotators=list(names)),
+}
+
+
+@pytest.mark.parametrize("name", NAMED)
+@pytest.mark.parametrize(
+    "names, message",
+    [
+        (("a", 1), r"^annotator names must be non-empty strings, got 1$"),
+        (("a", ""), r"^annotator names must be non-empty strings, got ''$"),
+        (("a", "(all)"), r"^the annotator name '\(all\)' is reserved$"),
+    ],
+    ids=["int", "empty", "reserved"],
+)
+def test_every_simulator_checks_annotator_names_the_same_way(name, names, message):
+    with pytest.raises(ParameterError, match=message):
+        NAMED[name](names)
+
+
+def test_cuboids_refuse_a_name_twice():
+    with pytest.raises(ParameterError, match=r"^annotator names must be distinct"):
+        iaf.simulate_cuboids(n_items=2, annotators=["a"], random_annotators=["a"])
