@@ -90,3 +90,36 @@ def test_from_pandas_takes_a_numpy_integer_count(frames):
     assert ddf.npartitions == 2
     with pytest.raises(ParameterError, match=r"^npartitions must be a positive integer; got True"):
         iad.from_pandas(frames[0], npartitions=True)
+
+
+@pytest.fixture(scope="module")
+def parquet(tmp_path_factory, frames):
+    return iaf.to_parquet(frames[0], tmp_path_factory.mktemp("pq"), rows_per_file=30)
+
+
+@pytest.mark.parametrize(
+    "columns, message",
+    [
+        ("item", r"^columns must be None or a list of column names .*; got 'item'$"),
+        (3, r"^columns must be None or a list of column names .*; got 3$"),
+        ([3], r"^columns must be column names \(strings\); got \[3\]$"),
+        (["item", "nope"], r"^columns names \['nope'\], not columns of .*part-\d+\.parquet"),
+    ],
+    ids=["string", "int", "int-list", "unknown"],
+)
+def test_read_parquet_columns_are_a_parameter_error_not_an_unreadable_file(
+    parquet, columns, message
+):
+    with pytest.raises(ParameterError, match=message):
+        iad.read_parquet(parquet, columns=columns)
+
+
+def test_read_parquet_path_is_checked():
+    with pytest.raises(ParameterError, match=r"^path must be a str or os.PathLike; got None$"):
+        iad.read_parquet(None)
+
+
+def test_read_parquet_of_known_columns_still_reads(parquet, frames):
+    ddf = iad.read_parquet(parquet, columns=("item", "annotator"))
+    assert list(ddf.columns) == ["item", "annotator"]
+    assert len(ddf.compute()) == len(frames[0])
