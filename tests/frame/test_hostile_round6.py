@@ -64,3 +64,25 @@ def test_a_frame_without_reason_is_unchanged(extra):
     res = iaf.check(_frame(**extra).drop(columns="reason"))
     assert "user_reason" not in res.dropped.columns
     assert res.dropped["reason"].tolist() == ["inverted_box"]
+
+
+def test_from_records_refuses_points_beside_a_geometry_instead_of_replacing_it():
+    import shapely
+
+    from iaa_frames.errors import InvalidAnnotationError
+
+    records = [
+        {"item": "a", "annotator": "x", "label": "c", "points": [(0, 0), (9, 0), (9, 9)]},
+        {
+            "item": "a",
+            "annotator": "y",
+            "label": "c",
+            "geometry": shapely.box(0, 0, 5, 5),
+            "points": [(0, 0), (9, 0), (9, 9)],
+        },
+    ]
+    with pytest.raises(InvalidAnnotationError, match=r"^record 1 gives both points and a geometry"):
+        iaf.from_records(records)
+    # one shape per record, either way, still reads
+    out = iaf.from_records([records[0], {**records[1], "points": None}])
+    assert out["x1"].tolist() == [9.0, 5.0]
