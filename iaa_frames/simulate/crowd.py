@@ -11,6 +11,7 @@ image do not depend on who else was assigned to it).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -18,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.errors import ParameterError
+from iaa_frames.settings.validation import unknown_keyword_message
 
 from .annotators import stream
 from .generate import simulate_with_truth
@@ -103,6 +105,13 @@ def simulate_crowd(
     >>> bool(per_image.between(3, 7).all())
     True
     """
+    if set(options) - set(_KEYWORDS.parameters) - {"annotators"}:  # refused below
+        error = TypeError("unexpected keyword")
+        raise TypeError(
+            unknown_keyword_message(
+                simulate_crowd, _KEYWORDS, options, error, name="simulate_crowd"
+            )
+        )
     n_items, n_workers, seed = check_counts(
         n_items=(n_items, 1), n_workers=(n_workers, 1), seed=(seed, 0)
     )
@@ -157,3 +166,22 @@ def simulate_crowd(
         {"annotator": pd.array(names, dtype="str"), "profile": pd.array(profile, dtype="str")}
     )
     return Crowd(annotations, sim.truth, workers)
+
+
+def _keywords() -> inspect.Signature:
+    """The keywords :func:`simulate_crowd` takes: its own and those of
+    :func:`simulate_with_truth` it passes on (all but ``annotators``)."""
+    own = [
+        p
+        for p in inspect.signature(simulate_crowd).parameters.values()
+        if p.kind is not p.VAR_KEYWORD
+    ]
+    passed = [
+        p
+        for name, p in inspect.signature(simulate_with_truth).parameters.items()
+        if name not in {q.name for q in own} | {"annotators"}
+    ]
+    return inspect.Signature(own + passed)
+
+
+_KEYWORDS = _keywords()

@@ -259,3 +259,19 @@ def test_every_simulator_checks_annotator_names_the_same_way(name, names, messag
 def test_cuboids_refuse_a_name_twice():
     with pytest.raises(ParameterError, match=r"^annotator names must be distinct"):
         iaf.simulate_cuboids(n_items=2, annotators=["a"], random_annotators=["a"])
+
+
+@pytest.mark.parametrize(
+    "keyword, hint",
+    [
+        ("colour", "; it takes n_items, n_workers, per_item, mix, seed, kind, classes"),
+        ("n_worker", "; did you mean 'n_workers'?"),
+        ("objects_per_itm", "; did you mean 'objects_per_item' or 'objects_per'?"),
+    ],
+)
+def test_simulate_crowd_names_itself_for_an_unknown_keyword(keyword, hint):
+    with pytest.raises(TypeError) as info:
+        iaf.simulate_crowd(n_items=2, n_workers=4, **{keyword: 1})
+    message = str(info.value)
+    assert message.startswith(f"simulate_crowd() got an unexpected keyword argument {keyword!r}")
+    assert hint in message
