@@ -81,8 +81,8 @@ def is_dask_frame(obj) -> bool:
 def _require_dask(ddf):
     if not is_dask_frame(ddf):
         raise ParameterError(
-            f"expected a dask DataFrame; got {type(ddf).__name__} (use "
-            "iaa_frames.agreement for a pandas DataFrame)"
+            f"ddf must be a dask DataFrame; got {type(ddf).__name__} (for a pandas "
+            "DataFrame, iaa_frames.agreement and iaa_frames.pair_tables, which take either)"
         )
     missing = [c for c in ("item", "annotator") if c not in ddf.columns]
     if missing:

@@ -123,3 +123,9 @@ def test_read_parquet_of_known_columns_still_reads(parquet, frames):
     ddf = iad.read_parquet(parquet, columns=("item", "annotator"))
     assert list(ddf.columns) == ["item", "annotator"]
     assert len(ddf.compute()) == len(frames[0])
+
+
+@pytest.mark.parametrize("call", [iad.agreement, iad.pair_tables], ids=lambda f: f.__name__)
+def test_a_pandas_frame_is_refused_naming_the_parameter(frames, call):
+    with pytest.raises(ParameterError, match=r"^ddf must be a dask DataFrame; got DataFrame \("):
+        call(frames[0], n_chance=50)
