@@ -97,6 +97,15 @@ def simulate_crowd(
     -------
     Crowd
 
+    Raises
+    ------
+    ParameterError
+        For a bad parameter (as :func:`simulate_with_truth`), or more rows than
+        :data:`~iaa_frames.simulate.limits.MAX_SIMULATED_ROWS` (every worker draws every
+        image before the assignment keeps a few).
+    TypeError
+        For a keyword neither this function nor :func:`simulate_with_truth` takes.
+
     Examples
     --------
     >>> from iaa_frames.simulate import simulate_crowd

@@ -225,7 +225,9 @@ def simulate_with_truth(
     Raises
     ------
     ParameterError
-        For an invalid parameter, unknown preset or unknown profile field.
+        For an invalid parameter, unknown preset or unknown profile field, or a corpus of
+        more rows than :data:`~iaa_frames.simulate.limits.MAX_SIMULATED_ROWS` (refused
+        before anything is drawn).
 
     Examples
     --------

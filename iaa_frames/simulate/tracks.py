@@ -160,6 +160,14 @@ def simulate_tracks(
         ``height`` (1000), ``group`` (the sequence), ``frame``, ``track_id`` and
         ``truth_track``, plus a coverage row for every frame an annotator left empty.
 
+    Raises
+    ------
+    ParameterError
+        For a count or seed that is not an integer (:mod:`iaa_frames.simulate.limits`), no
+        annotator, a bad annotator name or profile field (``swaps`` at most
+        :data:`MAX_SWAPS`), no class, or more rows than
+        :data:`~iaa_frames.simulate.limits.MAX_SIMULATED_ROWS`.
+
     Examples
     --------
     >>> df = simulate_tracks(n_sequences=2, n_frames=5, n_tracks=2, seed=1)
@@ -243,6 +251,14 @@ def simulate_drift(
     ``time``); the items from ``drift_at · n_items`` on are drawn with the profile
     ``after`` instead of ``before`` (:func:`~iaa_frames.simulate.simulate` presets or
     profiles). ``before == after`` is a stationary corpus.
+
+    Raises
+    ------
+    ParameterError
+        For a count or seed that is not an integer (or a seed whose last block's seed,
+        ``seed + 7919 * n_items``, leaves the 64-bit range), no annotator, ``drift_at``
+        outside [0, 1], ``start`` and ``freq`` that give no time, or more rows than
+        :data:`~iaa_frames.simulate.limits.MAX_SIMULATED_ROWS`.
 
     Examples
     --------
