@@ -86,3 +86,16 @@ def test_from_records_refuses_points_beside_a_geometry_instead_of_replacing_it()
     # one shape per record, either way, still reads
     out = iaf.from_records([records[0], {**records[1], "points": None}])
     assert out["x1"].tolist() == [9.0, 5.0]
+
+
+@pytest.mark.parametrize("name", ["²", "③", "x¹"])
+def test_a_name_of_superscript_digits_sorts_instead_of_a_raw_value_error(name):
+    from iaa_frames.frame.names import natural_key
+
+    assert sorted([name, "car", "2"], key=natural_key)[:2] == ["2", "car"]
+
+
+def test_agreement_over_a_class_named_with_a_superscript():
+    df = iaf.simulate(n_items=6, seed=0, classes=("²", "car")).drop(columns="truth_id")
+    ds = iaf.agreement(df, n_boot=0, n_chance=50)
+    assert list(ds.coords["label"].values) == ["(all)", "car", "²"]
