@@ -272,20 +272,22 @@ def simulate_drift(
     if annotators is None or len(annotators) == 0:
         raise ParameterError(f"annotators must name at least one annotator; got {annotators!r}")
     check_names(annotators)
+    profiles = [as_profile(a, p) for a in annotators for p in (before, after)]
+    check_size(  # at most every item with the profile of more rows
+        "simulate_drift",
+        max(
+            corpus_rows(n_items, profiles[::2], 4, "random"),
+            corpus_rows(n_items, profiles[1::2], 4, "random"),
+        ),
+        n_items=n_items,
+        **{"len(annotators)": len(annotators)},
+    )
     if seed > MAX_SEED - _DRIFT_SEED_STEP * n_items:
         raise ParameterError(
             f"seed must be at most {MAX_SEED - _DRIFT_SEED_STEP * n_items:,} with "
             f"n_items={n_items} (the items from k on are drawn with the seed "
             f"seed + {_DRIFT_SEED_STEP} * k, kept as a signed 64-bit integer); got {seed!r}"
         )
-    profiles = [as_profile(a, p) for a in annotators for p in (before, after)]
-    check_size(
-        "simulate_drift",
-        corpus_rows(n_items, profiles[::2], 4, "random")
-        + corpus_rows(n_items, profiles[1::2], 4, "random"),
-        n_items=n_items,
-        **{"len(annotators)": len(annotators)},
-    )
     try:
         times = pd.Timestamp(start) + np.array([0, n_items - 1]) * pd.Timedelta(freq)
     except (ValueError, TypeError, OverflowError) as error:
