@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 
 import pandas as pd
 
 from iaa_frames.errors import ParameterError
 from iaa_frames.io.parquet import item_partitions, parquet_files, read_parquet_file
+from iaa_frames.settings.validation import Integer
 
 __all__ = ["from_pandas", "read_parquet"]
 
@@ -45,6 +47,9 @@ def read_parquet(path, *, columns=None):
     ------
     FileNotFoundError
         When ``path`` holds no Parquet file.
+    ParameterError
+        When ``path`` is not a path, or ``columns`` not None or a list of the column
+        names of the files.
 
     Examples
     --------
@@ -58,9 +63,21 @@ def read_parquet(path, *, columns=None):
     """
     import dask.dataframe as dd
 
+    if not isinstance(path, str | os.PathLike):
+        raise ParameterError(f"path must be a str or os.PathLike; got {path!r}")
+    if columns is not None:
+        if isinstance(columns, str | bytes) or not hasattr(columns, "__iter__"):
+            raise ParameterError(
+                "columns must be None or a list of column names (e.g. ['item', "
+                f"'annotator']); got {columns!r}"
+            )
+        columns = list(columns)
+        if not all(isinstance(c, str) for c in columns):
+            raise ParameterError(f"columns must be column names (strings); got {columns!r}")
     files = parquet_files(path)
     if not files:
         raise FileNotFoundError(f"{path}: no Parquet file (*.parquet) in this directory")
+    _check_columns(files[0], columns)
     meta = read_parquet_file(files[0], columns=columns).iloc[:0]
     with _keep_objects():
         return dd.from_map(
@@ -69,6 +86,25 @@ def read_parquet(path, *, columns=None):
             meta=meta,
             label="iaa-read-parquet",
             enforce_metadata=False,
+        )
+
+
+def _check_columns(file, columns) -> None:
+    """A :class:`ParameterError` naming the ``columns`` the first file has not (else the
+    reader's error said the file was unreadable)."""
+    if columns is None:
+        return
+    import pyarrow.parquet as pq
+
+    try:
+        names = pq.read_schema(file).names
+    except (OSError, ValueError):  # the reader says what is wrong with the file
+        return
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise ParameterError(
+            f"columns names {missing}, not columns of {file} (its columns: "
+            f"{', '.join(n for n in names if not n.startswith('__'))})"
         )
 
 
@@ -87,6 +123,14 @@ def from_pandas(df: pd.DataFrame, *, npartitions: int):
     -------
     dask.dataframe.DataFrame
 
+    Raises
+    ------
+    ParameterError
+        When ``df`` is not a DataFrame or ``npartitions`` not an integer >= 1 (a numpy
+        integer is one, a bool is not).
+    SchemaError
+        When ``df`` has no ``item`` column.
+
     Examples
     --------
     >>> import iaa_frames as iaf
@@ -98,8 +142,11 @@ def from_pandas(df: pd.DataFrame, *, npartitions: int):
     """
     import dask.dataframe as dd
 
-    if isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1:
+    if not isinstance(df, pd.DataFrame):
+        raise ParameterError(f"df must be a pandas DataFrame; got {type(df).__name__}")
+    if not Integer(1).accepts(npartitions):  # numpy integers too, bools not
         raise ParameterError(f"npartitions must be a positive integer; got {npartitions!r}")
+    npartitions = int(npartitions)
     if "item" not in df.columns:
         from iaa_frames.errors import SchemaError
 

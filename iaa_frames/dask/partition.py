@@ -29,6 +29,7 @@ import shapely
 
 from iaa_frames.arrays import sorted_unique
 from iaa_frames.core.matching.assignment import clusters
+from iaa_frames.core.matching.checked import engine_distance
 from iaa_frames.core.matching.corpus import Corpus, annotation_slices, box_fingerprint
 from iaa_frames.core.matching.order import canonical_order
 from iaa_frames.core.matching.pipeline import IoUCache, run
@@ -41,7 +42,7 @@ from iaa_frames.core.tables.pairs import (
 from iaa_frames.core.tables.steps import class_detection, label_noise, within_frames
 from iaa_frames.errors import SchemaError
 from iaa_frames.frame.schema import GROUP, check, validate
-from iaa_frames.geometry.distances import Shapes, areas, get_distance
+from iaa_frames.geometry.distances import Shapes, areas
 from iaa_frames.heap import large_heap
 
 __all__ = [
@@ -277,7 +278,7 @@ def match(frame: pd.DataFrame, codes: Codes, *, distance, tau: float, overall: s
     clusters."""
     v, _ = checked(frame)
     corpus = local_corpus(v, codes)
-    dist = get_distance(distance)
+    dist = engine_distance(distance)  # a user's callable checked, as in memory
     ann = corpus.annotations
     a, b = within_pairings(ann)
     cache = IoUCache()

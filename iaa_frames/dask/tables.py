@@ -30,6 +30,7 @@ import pandas as pd
 
 from iaa_frames.core import chance
 from iaa_frames.core.chance import WithinCounts
+from iaa_frames.core.matching.checked import engine_distance
 from iaa_frames.core.matching.pipeline import can_match, run
 from iaa_frames.core.matching.units import class_units
 from iaa_frames.core.tables.comparability import require_comparable
@@ -42,7 +43,6 @@ from iaa_frames.core.tables.pairs import (
 )
 from iaa_frames.core.tables.steps import class_detection
 from iaa_frames.errors import InvalidAnnotationError, ParameterError, RepairedGeometryWarning
-from iaa_frames.geometry.distances import get_distance
 from iaa_frames.progress import tqdm
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.validation import validate_params
@@ -81,8 +81,8 @@ def is_dask_frame(obj) -> bool:
 def _require_dask(ddf):
     if not is_dask_frame(ddf):
         raise ParameterError(
-            f"expected a dask DataFrame; got {type(ddf).__name__} (use "
-            "iaa_frames.agreement for a pandas DataFrame)"
+            f"ddf must be a dask DataFrame; got {type(ddf).__name__} (for a pandas "
+            "DataFrame, iaa_frames.agreement and iaa_frames.pair_tables, which take either)"
         )
     missing = [c for c in ("item", "annotator") if c not in ddf.columns]
     if missing:
@@ -387,7 +387,12 @@ def chance_tables(corpus, store, counts, settings: MatchSettings):
     sample : ChanceSample
     sets_between, localization_between : DataFrame
     """
-    dist, tau, overall = get_distance(settings.distance), settings.match_threshold, settings.overall
+    # a user's callable checked as in memory (a ParameterError naming it and the value)
+    dist, tau, overall = (
+        engine_distance(settings.distance),
+        settings.match_threshold,
+        settings.overall,
+    )
     ann = corpus.annotations
 
     def match(slots, pa, pb, sets=True):

@@ -19,6 +19,9 @@ def natural_key(name) -> tuple:
     ['1', '2', '10', '100']
     >>> sorted(["car", "Christmas_tree", "air_conditioner"], key=natural_key)
     ['air_conditioner', 'car', 'Christmas_tree']
+    >>> sorted(["m³", "²", "m2"], key=natural_key)  # superscripts are letters, not numbers
+    ['m2', 'm³', '²']
     """
+    # the runs re's \d splits off are decimal digits; "²" passes str.isdigit() but not int()
     parts = re.split(r"(\d+)", str(name))
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p.casefold()) for p in parts if p)
+    return tuple((0, int(p), "") if p.isdecimal() else (1, 0, p.casefold()) for p in parts if p)

@@ -88,6 +88,12 @@ def _points_to_geometry(points: pd.Series, geometry: pd.Series | None) -> np.nda
     for pos, pts in enumerate(points.to_numpy(dtype=object)):
         if pts is None or (isinstance(pts, float) and np.isnan(pts)):
             continue
+        given = out[pos]
+        if given is not None and not (isinstance(given, float) and np.isnan(given)):
+            raise InvalidAnnotationError(
+                f"record {pos} gives both points and a geometry ({given!r:.60}): give one "
+                "shape per record (points would replace the geometry)"
+            )
         try:
             arr = [np.asarray(p, dtype=float) for p in pts]
             if arr and arr[0].ndim == 2:  # several rings/parts

@@ -96,6 +96,10 @@ INVALID_REASONS = {
     "duplicate_object_id": "the object_id is not unique",
 }
 _REASONS = list(INVALID_REASONS)
+#: The column of :attr:`ValidationResult.dropped` naming why each row was dropped; a
+#: column of that name in the user's frame is kept there as :data:`USER_REASON`.
+REASON = "reason"
+USER_REASON = "user_reason"
 _POLYGONAL = np.array([3, 6])  # shapely type ids of Polygon and MultiPolygon
 _MAX_LISTED = 5
 #: The longest label or annotator name a frame may hold (longer ones are invalid rows).
@@ -122,7 +126,8 @@ class ValidationResult:
         The valid rows, normalized (see :func:`validate`).
     dropped : pandas.DataFrame
         The invalid rows as they came in, with their original index and a ``reason`` column
-        (one of :data:`INVALID_REASONS`).
+        (one of :data:`INVALID_REASONS`); a column of the frame named ``reason`` is kept
+        as ``user_reason`` (``user_reason_2``, ... when that name is taken too).
     repaired : int
         How many invalid polygons were repaired with :func:`shapely.make_valid` (and kept).
     """
@@ -817,7 +822,9 @@ def check(df: pd.DataFrame) -> ValidationResult:
     -------
     ValidationResult
         ``frame`` (valid rows, normalized), ``dropped`` (invalid rows with a ``reason``
-        column), ``repaired`` (number of polygons repaired) and ``counts`` (rows per reason).
+        column; the frame's own ``reason`` column, if any, is kept there as
+        ``user_reason``), ``repaired`` (number of polygons repaired) and ``counts`` (rows
+        per reason).
 
     Raises
     ------
@@ -946,6 +953,28 @@ def _bad_text(df: pd.DataFrame) -> str:
     return "a value of the frame is not valid Unicode (a lone surrogate)"
 
 
+def _with_reason(rows: pd.DataFrame, reason: np.ndarray) -> pd.DataFrame:
+    """``rows`` with the ``reason`` column of :attr:`ValidationResult.dropped`; a column of
+    the user's named ``reason`` is not overwritten but kept, renamed ``user_reason``
+    (``user_reason_2``, ... when that name is taken too), beside it.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"item": ["a"], "reason": ["occluded"]})
+    >>> _with_reason(rows, np.array(["inverted_box"], dtype=object))
+      item user_reason        reason
+    0    a    occluded  inverted_box
+    """
+    if REASON in rows.columns:
+        taken = {str(c) for c in rows.columns}
+        name, k = USER_REASON, 1
+        while name in taken:
+            k += 1
+            name = f"{USER_REASON}_{k}"
+        rows = rows.rename(columns={REASON: name})
+    return rows.assign(**{REASON: reason})
+
+
 def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     """:func:`check`, plus the positions of the invalid rows."""
     _schema(df)
@@ -962,7 +991,7 @@ def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     out = _with_extras(pd.DataFrame(columns, index=df.index), df, extras)
     bad = code > 0
     reason = np.array(_REASONS, dtype=object)[code[bad] - 1] if bad.any() else np.array([], object)
-    dropped = df.loc[bad].assign(reason=reason) if bad.any() else df.iloc[:0].assign(reason=[])
+    dropped = _with_reason(df.loc[bad] if bad.any() else df.iloc[:0], reason)
     frame = out.loc[~bad] if bad.any() else out
     # two columns converted: frame.astype({...}) walks every column of a wide frame
     frame = frame.assign(

@@ -28,7 +28,8 @@ arrays), :mod:`.annotators` (the truth and each annotator's draws, random stream
 scenes, :func:`simulate_cuboids`), :mod:`.keypoints` (skeletons: :func:`simulate_keypoints`,
 :class:`KeypointProfile`), :mod:`.polylines` (lanes and edges: :func:`simulate_polylines`,
 :class:`PolylineProfile`), :mod:`.object_frames` (the tidy frame of those two), :mod:`.crowd` (sparse crowds: many workers of mixed quality, a few
-per image).
+per image), :mod:`.limits` (what every simulator checks the same way: seed, counts,
+annotator names, and the size of the corpus, at most ``MAX_SIMULATED_ROWS`` rows).
 """
 
 from .annotators import LAZY_CENTER_FRACTION

@@ -11,6 +11,7 @@ image do not depend on who else was assigned to it).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -18,10 +19,11 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.settings.parameters import check_int
+from iaa_frames.settings.validation import unknown_keyword_message
 
 from .annotators import stream
 from .generate import simulate_with_truth
+from .limits import check_counts, check_size
 from .profiles import PRESETS
 
 __all__ = ["CROWD_MIX", "Crowd", "simulate_crowd"]
@@ -95,6 +97,15 @@ def simulate_crowd(
     -------
     Crowd
 
+    Raises
+    ------
+    ParameterError
+        For a bad parameter (as :func:`simulate_with_truth`), or more rows than
+        :data:`~iaa_frames.simulate.limits.MAX_SIMULATED_ROWS` (every worker draws every
+        image before the assignment keeps a few).
+    TypeError
+        For a keyword neither this function nor :func:`simulate_with_truth` takes.
+
     Examples
     --------
     >>> from iaa_frames.simulate import simulate_crowd
@@ -103,9 +114,16 @@ def simulate_crowd(
     >>> bool(per_image.between(3, 7).all())
     True
     """
-    n_items = check_int(n_items, "n_items", low=1)
-    n_workers = check_int(n_workers, "n_workers", low=1)
-    seed = check_int(seed, "seed", low=0)
+    if set(options) - set(_KEYWORDS.parameters) - {"annotators"}:  # refused below
+        error = TypeError("unexpected keyword")
+        raise TypeError(
+            unknown_keyword_message(
+                simulate_crowd, _KEYWORDS, options, error, name="simulate_crowd"
+            )
+        )
+    n_items, n_workers, seed = check_counts(
+        n_items=(n_items, 1), n_workers=(n_workers, 1), seed=(seed, 0)
+    )
     if (
         not isinstance(per_item, tuple | list)
         or len(per_item) != 2
@@ -119,6 +137,19 @@ def simulate_crowd(
     if "annotators" in options:
         raise ParameterError("simulate_crowd draws its own annotators: use mix=, not annotators=")
     presets, share = _check_mix(CROWD_MIX if mix is None else mix)
+    per = options.get("objects_per_item", 4)
+    per = per if isinstance(per, int | float) and not isinstance(per, bool) else 1
+    per = float(per) if np.isfinite(per) and per >= 0 else 1.0  # else refused below
+    per = 1.0 if options.get("layout") == "single_center" else per
+    # every worker draws every image before the assignment keeps a few: the rows of
+    # simulate_with_truth, and a key per (image, worker)
+    check_size(
+        "simulate_crowd",
+        float(n_items) * (per + n_workers * (max(per, 1.0) + 1.0)),
+        n_items=n_items,
+        n_workers=n_workers,
+        objects_per_item=options.get("objects_per_item", 4),
+    )
     rng = stream(seed, _CROWD_STREAM)
     width = max(3, len(str(n_workers - 1)))
     names = np.array([f"w{k:0{width}d}" for k in range(n_workers)], dtype=object)
@@ -144,3 +175,22 @@ def simulate_crowd(
         {"annotator": pd.array(names, dtype="str"), "profile": pd.array(profile, dtype="str")}
     )
     return Crowd(annotations, sim.truth, workers)
+
+
+def _keywords() -> inspect.Signature:
+    """The keywords :func:`simulate_crowd` takes: its own and those of
+    :func:`simulate_with_truth` it passes on (all but ``annotators``)."""
+    own = [
+        p
+        for p in inspect.signature(simulate_crowd).parameters.values()
+        if p.kind is not p.VAR_KEYWORD
+    ]
+    passed = [
+        p
+        for name, p in inspect.signature(simulate_with_truth).parameters.items()
+        if name not in {q.name for q in own} | {"annotators"}
+    ]
+    return inspect.Signature(own + passed)
+
+
+_KEYWORDS = _keywords()

@@ -25,8 +25,10 @@ import pandas as pd
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import validate
 from iaa_frames.geometry.kinds.cuboid import CUBOID_COLUMNS
+from iaa_frames.settings.validation import ANNOTATORS
 
 from .annotators import name_key, stream
+from .limits import check_counts, check_names, check_number, check_size
 
 __all__ = ["CUBOID_CLASSES", "simulate_cuboids"]
 
@@ -106,8 +108,10 @@ def simulate_cuboids(
     Raises
     ------
     ParameterError
-        For fewer than one item, no annotator, a negative noise or tilt, or a bad
-        ``objects`` range.
+        For a count or seed that is not an integer (:mod:`iaa_frames.simulate.limits`), no
+        annotator, a noise, tilt, extent or road that is not a finite number >= 0, a bad
+        ``objects`` range, or more rows than
+        :data:`~iaa_frames.simulate.limits.MAX_SIMULATED_ROWS`.
 
     Examples
     --------
@@ -115,18 +119,33 @@ def simulate_cuboids(
     >>> len(df), df["label"].iloc[0] in CUBOID_CLASSES
     (2, True)
     """
+    n_items, seed = check_counts(n_items=(n_items, 1), seed=(seed, 0))
+    for which, given in (("annotators", annotators), ("random_annotators", random_annotators)):
+        if given is None or ANNOTATORS.check(which, given) is None:
+            raise ParameterError(f"{which} must be a list of annotator names; got {given!r}")
     names = list(annotators) + list(random_annotators)
-    if not isinstance(n_items, (int, np.integer)) or n_items < 1:
-        raise ParameterError(f"n_items must be a positive integer; got {n_items!r}")
-    if not names or len(set(names)) != len(names):
-        raise ParameterError(f"annotators must be distinct names, at least one; got {names!r}")
-    if not (noise >= 0 and tilt >= 0):
-        raise ParameterError(f"noise and tilt must be >= 0; got {noise!r} and {tilt!r}")
-    lo, hi = objects
-    if not (1 <= lo <= hi):
+    if not names:
+        raise ParameterError("simulate_cuboids needs at least one annotator; got none")
+    check_names(names)
+    noise, tilt = check_number(noise, "noise"), check_number(tilt, "tilt")
+    extent = check_number(extent, "extent")
+    road = None if road is None else check_number(road, "road")
+    whole = isinstance(objects, (tuple, list)) and len(objects) == 2
+    whole = whole and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in objects
+    )
+    if not whole or not (1 <= objects[0] <= objects[1]):
         raise ParameterError(
             f"objects must be (fewest, most) with 1 <= fewest <= most; got {objects!r}"
         )
+    lo, hi = int(objects[0]), int(objects[1])
+    check_size(
+        "simulate_cuboids",
+        float(n_items) * hi * (1 + len(names)),
+        n_items=n_items,
+        objects=objects,
+        **{"len(annotators)": len(names)},
+    )
     item, label, truth = _scenes(stream(seed, _TRUTH), n_items, (lo, hi), extent, tilt, road)
     parts = []
     for name in names:

@@ -1,8 +1,11 @@
+# Over 400 lines: the public 2D simulators (simulate, simulate_with_truth), their parameter
+# checks and the tidy frames they build, which read together.
 """The public simulators: validation of their parameters, and the tidy frame of the
 annotations (with coverage rows) and of the truth."""
 
 from __future__ import annotations
 
+import contextvars
 import math
 import numbers
 from collections.abc import Mapping, Sequence
@@ -17,6 +20,7 @@ from iaa_frames.settings.parameters import check_int
 
 from .annotators import T_SIZE, TRUTH, World, annotate, stream, truth_objects
 from .attributes import attribute_frames, check_attributes
+from .limits import check_names, check_size, corpus_rows
 from .profiles import PRESETS, Profile, as_profile
 from .shapes import finish_shapes
 
@@ -37,6 +41,9 @@ COMMON_IMAGE_SIZES = (
 _KINDS = ("box", "polygon", "mixed")
 _LAYOUTS = ("random", "single_center")
 _OBJECTS_PER = ("poisson", "fixed")
+#: The public function the user called, for the messages (``simulate`` runs this module's
+#: ``simulate_with_truth``).
+_CALLED = contextvars.ContextVar("iaa_frames_simulator", default="simulate_with_truth")
 
 
 class Simulated(NamedTuple):
@@ -65,7 +72,9 @@ def _check_choice(name, value, choices):
     return value
 
 
-def _check_classes(classes, class_weights):
+def check_classes(classes, class_weights):
+    """``(classes, probabilities)``: a tuple of distinct non-empty class names, and the
+    normalized ``class_weights`` (None: uniform); a :class:`ParameterError` otherwise."""
     if isinstance(classes, str) or not isinstance(classes, Sequence) or len(classes) == 0:
         raise ParameterError(
             f"classes must be a non-empty sequence of strings (e.g. ('car', 'person')), "
@@ -102,17 +111,13 @@ def _check_annotators(annotators):
             f"Profile, a dict of its fields or a preset name ({', '.join(PRESETS)}); "
             f"got {annotators!r}"
         )
-    out = {}
-    for name, value in annotators.items():
-        if not isinstance(name, str) or not name:
-            raise ParameterError(f"annotator names must be non-empty strings, got {name!r}")
-        if name == ALL:
-            raise ParameterError(f"the annotator name {ALL!r} is reserved")
-        out[name] = as_profile(name, value)
-    return out
+    check_names(annotators)
+    return {name: as_profile(name, value) for name, value in annotators.items()}
 
 
-def _check_image_size(image_size):
+def check_image_size(image_size):
+    """``(width, height)`` as floats (None stays None), both finite and >= 4 pixels; a
+    :class:`ParameterError` otherwise."""
     if image_size is None:
         return None
     ok = (
@@ -220,7 +225,9 @@ def simulate_with_truth(
     Raises
     ------
     ParameterError
-        For an invalid parameter, unknown preset or unknown profile field.
+        For an invalid parameter, unknown preset or unknown profile field, or a corpus of
+        more rows than :data:`~iaa_frames.simulate.limits.MAX_SIMULATED_ROWS` (refused
+        before anything is drawn).
 
     Examples
     --------
@@ -236,9 +243,9 @@ def simulate_with_truth(
     n_items = check_int(n_items, "n_items", low=1)
     annotators = _check_annotators(annotators)
     kind = _check_choice("kind", kind, _KINDS)
-    classes, class_p = _check_classes(classes, class_weights)
+    classes, class_p = check_classes(classes, class_weights)
     seed = check_int(seed, "seed", low=0)
-    size = _check_image_size(image_size)
+    size = check_image_size(image_size)
     objects_per = _check_choice("objects_per", objects_per, _OBJECTS_PER)
     layout = _check_choice("layout", layout, _LAYOUTS)
     vrange = _check_vertices(vertices)
@@ -253,6 +260,15 @@ def simulate_with_truth(
             f"objects_per_item must be a whole number with objects_per='fixed', "
             f"got {objects_per_item!r}"
         )
+    fp = max(p.false_positives for p in annotators.values())
+    check_size(
+        _CALLED.get(),
+        corpus_rows(n_items, annotators.values(), objects_per_item, layout),
+        n_items=n_items,
+        objects_per_item=objects_per_item,
+        **{"len(annotators)": len(annotators)},
+        **({"false_positives": fp} if fp else {}),
+    )
 
     # Image sizes.
     if size is None:
@@ -377,17 +393,22 @@ class_weights, layout, vertices, attributes
     >>> df["item"].iloc[0]
     'img_00000'
     """
-    return simulate_with_truth(
-        n_items=n_items,
-        annotators=annotators,
-        kind=kind,
-        classes=classes,
-        objects_per_item=objects_per_item,
-        seed=seed,
-        image_size=image_size,
-        objects_per=objects_per,
-        class_weights=class_weights,
-        layout=layout,
-        vertices=vertices,
-        attributes=attributes,
-    ).annotations
+    token = _CALLED.set("simulate")
+    try:
+        sim = simulate_with_truth(
+            n_items=n_items,
+            annotators=annotators,
+            kind=kind,
+            classes=classes,
+            objects_per_item=objects_per_item,
+            seed=seed,
+            image_size=image_size,
+            objects_per=objects_per,
+            class_weights=class_weights,
+            layout=layout,
+            vertices=vertices,
+            attributes=attributes,
+        )
+    finally:
+        _CALLED.reset(token)
+    return sim.annotations

@@ -29,9 +29,12 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.errors import ParameterError
+from iaa_frames.frame.schema import ALL
 from iaa_frames.geometry.kinds.keypoints import KEYPOINTS, KeypointsKind
 
 from .annotators import name_key, stream
+from .generate import check_image_size
+from .limits import check_counts, check_number, check_size
 from .object_frames import check_profiles, tidy_objects
 
 __all__ = ["KeypointProfile", "simulate_keypoints"]
@@ -94,9 +97,11 @@ class KeypointProfile:
         for name in ("jitter", "swap", "occlusion", "drop", "miss"):
             value = getattr(self, name)
             top = np.inf if name == "jitter" else 1.0
-            if not (isinstance(value, int | float) and 0 <= value <= top):
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            if not (ok and np.isfinite(value) and 0 <= value <= top):
                 raise ParameterError(
-                    f"KeypointProfile.{name} must be a number in [0, {top}]; got {value!r}"
+                    f"KeypointProfile.{name} must be a number in [0, {top}] (finite, not a bool); "
+                    f"got {value!r}"
                 )
 
 
@@ -162,6 +167,29 @@ def _redraw(name, p: KeypointProfile, truth, seed, n_items, max_people, W, H, ki
     return item[keep], pts[keep], v[keep], area[keep]
 
 
+def _check_joints(name, p: KeypointProfile, kind: KeypointsKind) -> None:
+    """The joints a profile names (``joint_jitter``, ``swap_joints``) are the kind's."""
+    jitter = p.joint_jitter or {}
+    if not isinstance(jitter, dict):
+        raise ParameterError(
+            f"annotator {name!r}: joint_jitter must be a dict {{joint: jitter}}; got {jitter!r}"
+        )
+    swapped = p.swap_joints or ()
+    if isinstance(swapped, str) or not hasattr(swapped, "__iter__"):
+        raise ParameterError(
+            f"annotator {name!r}: swap_joints must be a tuple of joint names; got {swapped!r}"
+        )
+    for field, joints in (("joint_jitter", list(jitter)), ("swap_joints", list(swapped))):
+        unknown = [j for j in joints if j not in kind.keypoints]
+        if unknown:
+            raise ParameterError(
+                f"annotator {name!r}: {field} names {unknown}, not joints of the kind "
+                f"{kind.name!r} ({', '.join(kind.keypoints)})"
+            )
+    for joint, extra in jitter.items():
+        check_number(extra, f"annotator {name!r}: joint_jitter[{joint!r}]")
+
+
 def simulate_keypoints(
     *,
     n_items: int = 100,
@@ -195,12 +223,31 @@ def simulate_keypoints(
     Raises
     ------
     ParameterError
-        On no annotators, a profile that is not a :class:`KeypointProfile`, or bad counts.
+        On no annotators, a profile that is not a :class:`KeypointProfile` or that names
+        joints the kind has not, a count or seed that is not an integer
+        (:mod:`iaa_frames.simulate.limits`), a bad image size, kind or label, or more rows
+        than :data:`~iaa_frames.simulate.limits.MAX_SIMULATED_ROWS`.
     """
     check_profiles(annotators, KeypointProfile, "simulate_keypoints")
-    if int(n_items) < 1 or int(max_people) < 1:
-        raise ParameterError(f"n_items and max_people must be >= 1; got {n_items}, {max_people}")
-    W, H = (float(s) for s in image_size)
+    n_items, max_people, seed = check_counts(
+        n_items=(n_items, 1), max_people=(max_people, 1), seed=(seed, 0)
+    )
+    if not isinstance(kind, KeypointsKind):
+        raise ParameterError(f"kind must be a KeypointsKind; got {kind!r}")
+    if not isinstance(label, str) or not label or label == ALL:
+        raise ParameterError(f"label must be a non-empty string other than {ALL!r}; got {label!r}")
+    for name, p in annotators.items():
+        _check_joints(name, p, kind)
+    if image_size is None:
+        raise ParameterError("image_size must be (width, height) in pixels; got None")
+    W, H = check_image_size(image_size)
+    check_size(
+        "simulate_keypoints",
+        float(n_items) * max_people * (1 + len(annotators)),
+        n_items=n_items,
+        max_people=max_people,
+        **{"len(annotators)": len(annotators)},
+    )
     truth = _people(*(stream(seed, 0, s) for s in range(4)), n_items, max_people, W, H, kind)
     columns = []
     for name in sorted(annotators):

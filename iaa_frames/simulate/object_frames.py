@@ -17,6 +17,8 @@ import pandas as pd
 
 from iaa_frames.errors import ParameterError
 
+from .limits import check_names
+
 __all__ = ["check_profiles", "tidy_objects"]
 
 
@@ -57,16 +59,19 @@ def tidy_objects(columns, *, n_items: int, width: float, height: float) -> pd.Da
 
 
 def check_profiles(annotators, profile: type, function: str) -> None:
-    """Raise unless ``annotators`` is a non-empty dict of ``profile`` instances.
+    """Raise unless ``annotators`` is a non-empty dict of ``profile`` instances, named by
+    non-empty strings other than ``'(all)'``.
 
     Raises
     ------
     ParameterError
-        Naming ``function`` and the annotator whose profile is of another type.
+        Naming ``function`` and the annotator whose profile is of another type, or the
+        name that is not an annotator name.
     """
     kind = profile.__name__
     if not isinstance(annotators, dict) or not annotators:
         raise ParameterError(f"{function} needs annotators: {{name: {kind}}}")
+    check_names(annotators)
     for name, p in annotators.items():
         if not isinstance(p, profile):
             raise ParameterError(f"annotator {name!r}: needs a {kind}; got {type(p).__name__}")

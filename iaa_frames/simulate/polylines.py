@@ -30,6 +30,8 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.geometry.kinds.polyline import POLYLINE, PolylineKind
 
 from .annotators import name_key, stream
+from .generate import check_classes, check_image_size
+from .limits import check_counts, check_size
 from .object_frames import check_profiles, tidy_objects
 
 __all__ = ["PolylineProfile", "simulate_polylines"]
@@ -65,9 +67,11 @@ class PolylineProfile:
         for name in ("jitter", "miss", "flip"):
             value = getattr(self, name)
             top = np.inf if name == "jitter" else 1.0
-            if not (isinstance(value, int | float) and 0 <= value <= top):
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            if not (ok and np.isfinite(value) and 0 <= value <= top):
                 raise ParameterError(
-                    f"PolylineProfile.{name} must be a number in [0, {top}]; got {value!r}"
+                    f"PolylineProfile.{name} must be a number in [0, {top}] (finite, not a bool); "
+                    f"got {value!r}"
                 )
 
 
@@ -142,18 +146,33 @@ def simulate_polylines(
     Raises
     ------
     ParameterError
-        On no annotators, a profile that is not a :class:`PolylineProfile`, or bad counts.
+        On no annotators, a profile that is not a :class:`PolylineProfile`, a count or
+        seed that is not an integer (:mod:`iaa_frames.simulate.limits`), bad classes, image
+        size or kind, or more rows than
+        :data:`~iaa_frames.simulate.limits.MAX_SIMULATED_ROWS`.
     """
     check_profiles(annotators, PolylineProfile, "simulate_polylines")
-    if int(n_items) < 1 or int(max_lines) < 1 or not 2 <= int(n_vertices) <= kind.n_vertices:
+    if not isinstance(kind, PolylineKind):
+        raise ParameterError(f"kind must be a PolylineKind; got {kind!r}")
+    n_items, max_lines, n_vertices, seed = check_counts(
+        n_items=(n_items, 1), max_lines=(max_lines, 1), n_vertices=(n_vertices, 2), seed=(seed, 0)
+    )
+    if n_vertices > kind.n_vertices:
         raise ParameterError(
-            f"n_items and max_lines must be >= 1 and n_vertices in 2..{kind.n_vertices}; "
-            f"got {n_items}, {max_lines}, {n_vertices}"
+            f"n_vertices must be an integer in 2..{kind.n_vertices} (the vertices of the kind "
+            f"{kind.name!r}); got {n_vertices!r}"
         )
-    classes = [str(c) for c in classes]
-    if not classes:
-        raise ParameterError("simulate_polylines needs at least one class")
-    W, H = (float(s) for s in image_size)
+    classes = list(check_classes(classes, None)[0])
+    if image_size is None:
+        raise ParameterError("image_size must be (width, height) in pixels; got None")
+    W, H = check_image_size(image_size)
+    check_size(
+        "simulate_polylines",
+        float(n_items) * max_lines * (1 + len(annotators)),
+        n_items=n_items,
+        max_lines=max_lines,
+        **{"len(annotators)": len(annotators)},
+    )
     shape = (int(n_items), int(max_lines), int(n_vertices), len(classes), W, H)
     truth = _lines(*(stream(seed, 0, s) for s in range(3)), *shape)
     scale = kind.tolerance * float(np.hypot(W, H))

@@ -22,13 +22,23 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.errors import ParameterError
+from iaa_frames.settings.validation import ANNOTATORS, MAX_SEED, Integer
 
-from .generate import simulate
+from .generate import check_classes, simulate
+from .limits import check_counts, check_names, check_number, check_size, corpus_rows
+from .profiles import as_profile
 
 __all__ = ["simulate_drift", "simulate_tracks"]
 
 _STREAM_TRUTH, _STREAM_NOISE, _STREAM_MISS, _STREAM_ID = 0x7A, 0x7B, 0x7C, 0x7D
 _TRACK_FIELDS = {"jitter": 0.0, "miss": 0.0, "swaps": 0, "random_ids": False}
+_DRIFT_SEED_STEP = 7919  # the items from k on are drawn with the seed seed + 7919 * k
+
+
+#: The most identity swaps per sequence of a track profile: each is one pass over the
+#: annotator's rows.
+MAX_SWAPS = 1_000
+_SWAPS = Integer(0, high=MAX_SWAPS, why="each swap is one pass over the annotator's rows")
 
 
 def _profile(name, spec) -> dict:
@@ -41,10 +51,13 @@ def _profile(name, spec) -> dict:
     if unknown:
         raise ParameterError(f"annotator {name!r}: unknown track profile fields {sorted(unknown)}")
     out = {**_TRACK_FIELDS, **spec}
-    if not 0 <= float(out["jitter"]) < 1 or not 0 <= float(out["miss"]) < 1:
-        raise ParameterError(f"annotator {name!r}: jitter and miss must be in [0, 1)")
-    if int(out["swaps"]) != out["swaps"] or out["swaps"] < 0:
-        raise ParameterError(f"annotator {name!r}: swaps must be an integer >= 0")
+    for field in ("jitter", "miss"):
+        out[field] = check_number(out[field], f"annotator {name!r}: {field}", high=1.0, below=True)
+    out["swaps"] = _SWAPS.check(f"annotator {name!r}: swaps", out["swaps"])
+    if not isinstance(out["random_ids"], (bool, np.bool_)):
+        raise ParameterError(
+            f"annotator {name!r}: random_ids must be True or False; got {out['random_ids']!r}"
+        )
     return out
 
 
@@ -147,6 +160,14 @@ def simulate_tracks(
         ``height`` (1000), ``group`` (the sequence), ``frame``, ``track_id`` and
         ``truth_track``, plus a coverage row for every frame an annotator left empty.
 
+    Raises
+    ------
+    ParameterError
+        For a count or seed that is not an integer (:mod:`iaa_frames.simulate.limits`), no
+        annotator, a bad annotator name or profile field (``swaps`` at most
+        :data:`MAX_SWAPS`), no class, or more rows than
+        :data:`~iaa_frames.simulate.limits.MAX_SIMULATED_ROWS`.
+
     Examples
     --------
     >>> df = simulate_tracks(n_sequences=2, n_frames=5, n_tracks=2, seed=1)
@@ -157,14 +178,28 @@ def simulate_tracks(
     >>> bool(np.array_equal(swapped["x0"], df["x0"], equal_nan=True))
     True
     """
-    for name, value, low in (("n_sequences", n_sequences, 1), ("n_frames", n_frames, 2)):
-        if int(value) != value or value < low:
-            raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
-    if int(n_tracks) != n_tracks or n_tracks < 1:
-        raise ParameterError(f"n_tracks must be an integer >= 1, got {n_tracks!r}")
+    n_sequences, n_frames, n_tracks, seed = check_counts(
+        n_sequences=(n_sequences, 1), n_frames=(n_frames, 2), n_tracks=(n_tracks, 1), seed=(seed, 0)
+    )
     if annotators is None:
         annotators = {"A": {"jitter": 0.05}, "B": {"jitter": 0.05}}
-    specs = {str(k): _profile(k, v) for k, v in annotators.items()}
+    if not isinstance(annotators, Mapping) or not annotators:
+        raise ParameterError(
+            "annotators must be None or a non-empty dict {name: track profile} (e.g. "
+            f"{{'A': {{'jitter': 0.05}}}}); got {annotators!r}"
+        )
+    check_names(annotators)
+    specs = {k: _profile(k, v) for k, v in annotators.items()}
+    classes, _ = check_classes(classes, None)
+    frames = float(n_sequences) * n_frames
+    check_size(
+        "simulate_tracks",
+        frames * n_tracks + frames * len(specs) * (n_tracks + 1),
+        n_sequences=n_sequences,
+        n_frames=n_frames,
+        n_tracks=n_tracks,
+        **{"len(annotators)": len(specs)},
+    )
     truth = _truth(n_sequences, n_frames, n_tracks, classes, np.random.default_rng([seed, 1]))
     size = np.stack([truth["x1"] - truth["x0"], truth["y1"] - truth["y0"]] * 2, axis=1).astype(
         float
@@ -217,21 +252,60 @@ def simulate_drift(
     ``after`` instead of ``before`` (:func:`~iaa_frames.simulate.simulate` presets or
     profiles). ``before == after`` is a stationary corpus.
 
+    Raises
+    ------
+    ParameterError
+        For a count or seed that is not an integer (or a seed whose last block's seed,
+        ``seed + 7919 * n_items``, leaves the 64-bit range), no annotator, ``drift_at``
+        outside [0, 1], ``start`` and ``freq`` that give no time, or more rows than
+        :data:`~iaa_frames.simulate.limits.MAX_SIMULATED_ROWS`.
+
     Examples
     --------
     >>> df = simulate_drift(n_items=10, seed=0)
     >>> df["time"].min(), df["item"].nunique()
     (Timestamp('2026-01-01 00:00:00'), 10)
     """
-    if not 0 <= drift_at <= 1:
-        raise ParameterError(f"drift_at must be in [0, 1], got {drift_at!r}")
+    n_items, seed = check_counts(n_items=(n_items, 1), seed=(seed, 0))
+    drift_at = check_number(drift_at, "drift_at", high=1.0)
+    annotators = ANNOTATORS.check("annotators", annotators)
+    if annotators is None or len(annotators) == 0:
+        raise ParameterError(f"annotators must name at least one annotator; got {annotators!r}")
+    check_names(annotators)
+    profiles = [as_profile(a, p) for a in annotators for p in (before, after)]
+    check_size(  # at most every item with the profile of more rows
+        "simulate_drift",
+        max(
+            corpus_rows(n_items, profiles[::2], 4, "random"),
+            corpus_rows(n_items, profiles[1::2], 4, "random"),
+        ),
+        n_items=n_items,
+        **{"len(annotators)": len(annotators)},
+    )
+    if seed > MAX_SEED - _DRIFT_SEED_STEP * n_items:
+        raise ParameterError(
+            f"seed must be at most {MAX_SEED - _DRIFT_SEED_STEP * n_items:,} with "
+            f"n_items={n_items} (the items from k on are drawn with the seed "
+            f"seed + {_DRIFT_SEED_STEP} * k, kept as a signed 64-bit integer); got {seed!r}"
+        )
+    try:
+        times = pd.Timestamp(start) + np.array([0, n_items - 1]) * pd.Timedelta(freq)
+    except (ValueError, TypeError, OverflowError) as error:
+        raise ParameterError(
+            f"start and freq must give a time for every item (a date such as '2026-01-01' "
+            f"and a duration such as '1h'); got start={start!r}, freq={freq!r}: {error}"
+        ) from None
+    if pd.isna(times).any():
+        raise ParameterError(f"start must be a date; got {start!r}")
     cut = int(round(drift_at * n_items))
     parts = []
     for profile, lo, hi in ((before, 0, cut), (after, cut, n_items)):
         if hi <= lo:
             continue
         df = simulate(
-            n_items=hi - lo, annotators=dict.fromkeys(annotators, profile), seed=seed + 7919 * lo
+            n_items=hi - lo,
+            annotators=dict.fromkeys(annotators, profile),
+            seed=seed + _DRIFT_SEED_STEP * lo,
         )
         number = df["item"].str.slice(4).astype(int) + lo
         ids = df["object_id"].astype("str")

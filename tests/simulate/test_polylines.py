@@ -74,7 +74,7 @@ def test_profiles_are_checked():
         simulate_polylines(annotators={"a": {}})
     with pytest.raises(ParameterError, match="needs annotators"):
         simulate_polylines(annotators={})
-    with pytest.raises(ParameterError, match="n_vertices in 2..32"):
+    with pytest.raises(ParameterError, match=r"n_vertices must be an integer in 2\.\.32"):
         simulate_polylines(annotators={"a": PolylineProfile()}, n_vertices=40)
 
 

@@ -58,7 +58,10 @@ def test_an_annotators_draws_do_not_depend_on_the_others():
     [
         ({"n_frames": 1}, "n_frames"),
         ({"annotators": {"A": {"swap": 1}}}, "unknown track profile fields"),
-        ({"annotators": {"A": {"jitter": 2}}}, "jitter and miss"),
+        (
+            {"annotators": {"A": {"jitter": 2}}},
+            r"'A': jitter must be a finite number .* < 1.0; got 2",
+        ),
         ({"annotators": {"A": "good"}}, "a track profile is a dict"),
     ],
 )
