@@ -8,8 +8,8 @@ every syntax error, truncation or non-UTF-8 byte is a
 :class:`~iaa_frames.errors.ReaderError` naming the file, the entry (``annotations[17]``)
 and the line and column. :func:`load_json` reads a small file whole with the same errors.
 
-A JSON object that writes one key twice (``{"x": 10, "x": 60}``) is refused: ``json``
-keeps the last value silently, so the first would be lost unseen (and two top-level
+A JSON object that writes one key twice with two values (``{"x": 10, "x": 60}``) is
+refused: ``json`` keeps the last value silently, so the first would be lost unseen (and two top-level
 ``annotations`` arrays would be streamed both, where other readers keep the last).
 """
 
@@ -39,8 +39,10 @@ def _unique_keys(pairs):
     :class:`_RepeatedKey` naming the key written twice and its values."""
     out = dict(pairs)
     if len(out) < len(pairs):
-        seen: set = set()
-        key = next(k for k, _ in pairs if k in seen or seen.add(k))
+        # a key written twice with one value loses nothing (a harmless export quirk)
+        key = next((k for k, v in pairs if v != out[k]), None)
+        if key is None:
+            return out
         values = [v for k, v in pairs if k == key]
         shown = ", then ".join(f"{v!r:.40}" for v in values)
         raise _RepeatedKey(

@@ -285,8 +285,10 @@ def _size(v):
     """Potato's reading of a size: an integer (or integral text), else unknown."""
     if is_number(v) and math.isfinite(v) and v > 0:
         return float(int(v))
-    if isinstance(v, str) and v.strip().isdigit() and int(v) > 0:
-        return float(int(v))
+    if isinstance(v, str):  # "²" and "٣" are digits to str.isdigit, not to int()
+        text = v.strip()
+        if text.isascii() and text.isdigit() and len(text) <= 15 and int(text) > 0:
+            return float(int(text))
     return None
 
 

@@ -246,6 +246,19 @@ def test_js1_labelstudio_region_that_repeats_a_key_is_refused(tmp_path):
         iaf.read_labelstudio(p)
 
 
+def test_js1_a_key_written_twice_with_one_value_loses_nothing_and_is_read(tmp_path):
+    task = (
+        '[{"id": 1, "data": {"image": "a.jpg"}, "annotations": [{"id": 10, "completed_by": 3, '
+        '"result": [{"id": "r1", "type": "rectanglelabels", "original_width": 200, '
+        '"original_height": 100, "value": {"x": 10, "x": 10, "y": 20, "width": 25, '
+        '"height": 50, "rectanglelabels": ["cat"]}}]}]}]'
+    )
+    p = tmp_path / "ls.json"
+    p.write_text(task)
+    df = iaf.read_labelstudio(p)
+    assert df[["x0", "y0", "x1", "y1"]].iloc[0].tolist() == [20.0, 20.0, 70.0, 70.0]
+
+
 # ------------------------- BL1: an item or an annotator that is a blank name
 def test_bl1_activitynet_video_id_that_is_empty_is_refused(tmp_path):
     doc = {"database": {"": {"duration": 10.0, "annotations": [{"segment": [1, 2], "label": "a"}]}}}

@@ -513,3 +513,14 @@ def test_a_folder_of_exports_reads_as_its_exports(tmp_path, sample):
     with pytest.raises(ReaderError, match="or the export files"):
         read_potato(folder)
     assert reader_for(folder) != ("read_potato", "Potato exports (a folder of them)")
+
+
+@pytest.mark.parametrize("width", ["\u00b2", "\u0663", "9" * 5000])
+def test_a_size_of_digits_int_cannot_read_is_unknown_not_an_error(tmp_path, width):
+    """Hostile review, round 6: "²" passes str.isdigit() but int() refuses it (a raw
+    ValueError); so do 5,000 digits."""
+    out = write_store(tmp_path, {"ana": state("ana", {"img1": [box(0.1, 0.2, 0.3, 0.4)]})})
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps([{"id": "img1", "image_width": width, "image_height": "100"}]))
+    df = read_potato(out, data_files=data)
+    assert len(df) == 1 and df["x0"].iloc[0] == pytest.approx(0.1)
