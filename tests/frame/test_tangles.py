@@ -76,3 +76,31 @@ def test_a_scrambled_outline_is_an_invalid_row_in_bounded_time():
     reason = iaf.check(df).dropped["reason"].tolist()
     assert reason == ["tangled_polygon"]
     assert f"{MAX_CROSSINGS} times" in iaf.frame.schema.INVALID_REASONS["tangled_polygon"]
+
+
+def test_a_long_outline_is_counted_in_time_proportional_to_it():
+    """Hostile review, round 6: every pair of edges was compared, so an invalid outline of
+    20,000 vertices (one swapped pair, or every vertex the same point) took 17 s; only
+    edges whose boxes meet are compared now."""
+    t = np.linspace(0, 2 * np.pi, 20_000, endpoint=False)
+    circle = np.c_[np.cos(t), np.sin(t)]
+    swapped = circle.copy()
+    swapped[[10, 11]] = swapped[[11, 10]]
+    geoms = np.array([shapely.Polygon(swapped), shapely.Polygon(np.ones((20_000, 2)))])
+    start = time.perf_counter()
+    assert crossings(geoms, limit=MAX_CROSSINGS).tolist() == [1, 0]
+    assert time.perf_counter() - start < 5.0
+
+
+def test_edges_whose_boxes_all_meet_are_looked_at_a_bounded_number_of_times():
+    """A star of 20,000 long spikes with one crossing: nearly every pair of edge boxes
+    meets (about 10^8 pairs), so past MAX_PAIRS of them the outline counts as tangled
+    rather than costing minutes."""
+    n = 40_000
+    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    radius = np.where(np.arange(n) % 2, 1.0, 0.01)
+    star = np.c_[radius * np.cos(t), radius * np.sin(t)]
+    star[[5, 7]] = star[[7, 5]]
+    start = time.perf_counter()
+    assert crossings(np.array([shapely.Polygon(star)]), limit=MAX_CROSSINGS)[0] == MAX_CROSSINGS
+    assert time.perf_counter() - start < 20.0
