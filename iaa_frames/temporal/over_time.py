@@ -51,7 +51,7 @@ from iaa_frames.core.tables.pairs import iter_tables_from, pair_tables_from
 from iaa_frames.errors import ParameterError, SchemaError
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.thresholds import concat_thresholds
-from iaa_frames.settings.validation import validate_params
+from iaa_frames.settings.validation import Integer, validate_params
 from iaa_frames.stats.bootstrap import block_size
 
 from .window_result import dataset, flags, window_values, with_others
@@ -142,6 +142,8 @@ def item_windows(df: pd.DataFrame, *, time: str, freq) -> pd.Series:
     >>> item_windows(df, time="time", freq="2D").astype(str).to_dict()
     {'a': '2026-01-08', 'b': '2026-01-02'}
     """
+    if not pd.api.types.is_hashable(time):
+        raise ParameterError(f"time must be the name of a column; got {time!r}")
     if time not in df.columns:
         raise SchemaError(f"no {time!r} column: agreement over time needs the time of every row")
     values = df[time]
@@ -195,7 +197,7 @@ def _agreement_over_time(
     return res
 
 
-@validate_params(engine=False)
+@validate_params({"min_items": Integer(1)}, engine=False)
 def agreement_over_time(
     df: pd.DataFrame,
     *,
@@ -229,7 +231,7 @@ def agreement_over_time(
         those of the whole corpus, built once.
     min_items : int, default 4
         Windows with fewer items are left out (their items still count in the
-        corpus's chance).
+        corpus's chance); an integer >= 1.
 
     Returns
     -------

@@ -1,0 +1,41 @@
+"""Hostile review, round 6 (second wave), of ``agreement_over_time``: a window size that
+is not a count, and a time column that cannot be a column's name."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_frames as iaf
+
+
+def _frame(n_items: int = 8) -> pd.DataFrame:
+    rows = [
+        dict(item=f"i{i}", annotator=a, label="cat", x0=10 + i + k * 3, y0=10,
+             x1=50 + i + k * 3, y1=60, width=200, height=100, time=float(i // 3))
+        for i in range(n_items)
+        for k, a in enumerate("ABC")
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("min_items", [None, "x", [1, 2], 0, -1, True, 2.5])
+def test_min_items_must_be_a_count_of_items(min_items):
+    with pytest.raises(iaf.ParameterError, match=r"min_items must be an integer >= 1"):
+        iaf.agreement_over_time(_frame(), freq=3, min_items=min_items, n_boot=2, n_chance=20)
+
+
+def test_min_items_is_checked_through_the_accessor_too():
+    with pytest.raises(iaf.ParameterError, match=r"min_items must be an integer >= 1"):
+        _frame().iaa.agreement_over_time(freq=3, min_items=None, n_boot=2, n_chance=20)
+
+
+def test_a_list_for_time_is_a_parameter_error_not_an_unhashable_type():
+    with pytest.raises(iaf.ParameterError, match=r"time must be the name of a column"):
+        iaf.agreement_over_time(_frame(), time=["time"], freq=3, n_boot=2, n_chance=20)
+
+
+def test_min_items_one_still_keeps_every_window():
+    res = iaf.agreement_over_time(_frame(), freq=1, min_items=1, n_boot=2, n_chance=20)
+    assert np.asarray(res["n_items"]).tolist() == [3, 3, 2]
