@@ -9,6 +9,8 @@ of annotation tools.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
@@ -84,6 +86,10 @@ def item_agreement(
     """
     if isinstance(components, str):
         components = [components]
+    if not isinstance(components, Iterable):  # 0, None, True: not a raw "not iterable"
+        raise ParameterError(
+            f"components must be a non-empty subset of {COMPONENTS}; got {components!r}"
+        )
     components = list(components)
     bad = [c for c in components if c not in COMPONENTS]
     if bad or not components:

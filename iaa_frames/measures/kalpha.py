@@ -94,6 +94,11 @@ _PROGRESS_MIN_OBJECTS = 200_000
 # ------------------------------------------------------------------------- parameters
 
 
+#: The most decimals α is rounded to: np.round scales by 10**decimals, which overflows
+#: float64 (about 1.8e308) past 308 decimals, and the α were NaN.
+MAX_DECIMALS = 300
+
+
 def _check(match_threshold, kind, decimals=None, average=None, progress=None):
     if (
         isinstance(match_threshold, (bool, np.bool_))
@@ -112,6 +117,11 @@ def _check(match_threshold, kind, decimals=None, average=None, progress=None):
         or decimals < 0
     ):
         raise ParameterError(f"decimals must be None or a non-negative integer; got {decimals!r}")
+    if decimals is not None and decimals > MAX_DECIMALS:
+        raise ParameterError(
+            f"decimals must be at most {MAX_DECIMALS} (rounding scales α by 10**decimals, "
+            f"past float64's range); got {decimals!r}"
+        )
     if average is not None and average not in AVERAGES:
         raise ParameterError(f"average must be one of {AVERAGES}; got {average!r}")
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
@@ -440,7 +450,8 @@ def kalpha_items(
     kind : {"bbox", "segm"}, default "bbox"
         IoU of the boxes, or of the polygons.
     decimals : int or None, default 4
-        Round each image's α as kalphacv does (4 decimals); None keeps full precision.
+        Round each image's α as kalphacv does (4 decimals); None keeps full precision; at
+        most 300.
     progress : bool, optional
         Progress bar over the matching steps.
 
@@ -520,7 +531,7 @@ def kalpha(
         annotators).
     decimals : int or None, default 4
         Rounding of each image's α before averaging, as kalphacv does (4); None keeps full
-        precision. Not used by ``average="pooled"``.
+        precision; at most 300. Not used by ``average="pooled"``.
     progress : bool, optional
         Progress bar over the matching steps; by default only for large corpora.
 

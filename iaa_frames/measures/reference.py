@@ -303,6 +303,8 @@ def accuracy(
     """
     n_boot = check_int(n_boot, "n_boot")
     seed = check_int(seed, "seed")
+    if reference is None:  # reference_code reads None as "no reference": every score NaN
+        raise ParameterError("accuracy needs reference=, the name of the reference annotator")
     t = tables_of(data, **engine_kwargs(locals()))
     ref = reference_code(t, reference)
     c = t.corpus

@@ -1,0 +1,30 @@
+"""Hostile review, round 6 (second wave), of the explore views: ``item_agreement`` given
+components that are not a sequence."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import iaa_frames as iaf
+
+
+def _frame(n_items: int = 4) -> pd.DataFrame:
+    rows = [
+        dict(item=f"i{i}", annotator=a, label="cat", x0=10 + i + k * 2, y0=10,
+             x1=50 + i + k * 2, y1=60, width=200, height=100)
+        for i in range(n_items)
+        for k, a in enumerate("AB")
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("components", [None, 0, 1.5, True])
+def test_item_agreement_components_not_a_sequence_is_a_parameter_error(components):
+    with pytest.raises(iaf.ParameterError, match=r"components must be a non-empty subset"):
+        iaf.item_agreement(_frame(), components=components, n_chance=20)
+
+
+def test_item_agreement_components_through_the_accessor():
+    with pytest.raises(iaf.ParameterError, match=r"components must be a non-empty subset"):
+        _frame().iaa.item_agreement(components=None, n_chance=20)
