@@ -49,6 +49,7 @@ from iaa_frames.core.engine import resolve
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import validate
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int
+from iaa_frames.settings.validation import validate_params
 
 from .clusters import members_of
 from .masks import fuse_shapes
@@ -160,6 +161,7 @@ def _check(min_support, quorum, method, resolution, name, box_fusion="robust"):
     return min_support, quorum, resolution
 
 
+@validate_params(engine=False)
 def consensus(
     df: pd.DataFrame,
     *,

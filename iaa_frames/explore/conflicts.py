@@ -342,6 +342,7 @@ def _is_conflicts(data) -> bool:
     return isinstance(data, pd.DataFrame) and set(CONFLICT_COLUMNS) <= set(data.columns)
 
 
+@validate_params()
 def conflict_counts(
     data,
     *,

@@ -17,6 +17,7 @@ import pandas as pd
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import engine_kwargs
+from iaa_frames.settings.validation import validate_params
 from iaa_frames.stats.krippendorff import binary_alpha_per_category, nominal_alpha_from_codes
 
 from .conflicts import reference_code, tables_of
@@ -38,6 +39,7 @@ def _annotator_code(t, annotator):
     return names.index(annotator)
 
 
+@validate_params()
 def confusion(
     data,
     *,
@@ -156,6 +158,7 @@ def confusion(
     return out
 
 
+@validate_params()
 def label_alpha(
     data,
     *,

@@ -17,6 +17,7 @@ import pandas as pd
 from iaa_frames.core.engine.result import COMPONENTS
 from iaa_frames.errors import ParameterError
 from iaa_frames.settings.parameters import engine_kwargs
+from iaa_frames.settings.validation import validate_params
 
 from .conflicts import DEFAULT_LOW_OVERLAP, conflicts, tables_of
 from .items import ITEM_COLUMNS, items
@@ -31,6 +32,7 @@ ITEM_AGREEMENT_COLUMNS = {
 }
 
 
+@validate_params()
 def item_agreement(
     data,
     *,

@@ -76,6 +76,7 @@ from iaa_frames.core.matching.assignment import assign, candidate_pairs
 from iaa_frames.errors import InvalidAnnotationError, ParameterError
 from iaa_frames.frame.schema import validate
 from iaa_frames.progress import tqdm
+from iaa_frames.settings.validation import validate_params
 from iaa_frames.stats.krippendorff import nominal_alpha_from_codes
 
 __all__ = ["AVERAGES", "KINDS", "MISS", "kalpha", "kalpha_items", "kalpha_units"]
@@ -353,6 +354,7 @@ def _per_image(unit, col_item, value, n_values, n_items, raters, decimals):
 # --------------------------------------------------------------------------- public
 
 
+@validate_params(engine=False)
 def kalpha_units(
     df: pd.DataFrame,
     *,
@@ -431,6 +433,7 @@ def kalpha_units(
     return out.iloc[np.lexsort((cell_rank, local[unit], cell_item))].reset_index(drop=True)
 
 
+@validate_params(engine=False)
 def kalpha_items(
     df: pd.DataFrame,
     *,
@@ -497,6 +500,7 @@ def kalpha_items(
     )
 
 
+@validate_params(engine=False)
 def kalpha(
     df: pd.DataFrame,
     *,

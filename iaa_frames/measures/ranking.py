@@ -120,6 +120,7 @@ from iaa_frames.arrays import sorted_unique
 from iaa_frames.core.tables.pairs import PairTables, pair_tables
 from iaa_frames.errors import ParameterError
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, check_int
+from iaa_frames.settings.validation import validate_params
 from iaa_frames.stats.shrinkage import (
     dersimonian_laird,
     mixture_quantiles,
@@ -338,6 +339,7 @@ def annotator_quality_from_tables(
     return out
 
 
+@validate_params(engine=False)
 def annotator_quality(
     df: pd.DataFrame,
     *,

@@ -26,6 +26,7 @@ from iaa_frames.explore.conflicts import partners, reference_code, tables_of
 from iaa_frames.frame.schema import ALL
 from iaa_frames.progress import tqdm
 from iaa_frames.settings.parameters import DEFAULTS, check_int, engine_kwargs
+from iaa_frames.settings.validation import validate_params
 from iaa_frames.stats.bootstrap import ItemSums, block_size, multiplicity_blocks
 from iaa_frames.stats.samples import percentile_ci
 
@@ -222,6 +223,7 @@ def _notes(q: np.ndarray) -> np.ndarray:
     return np.stack([no_ann, no_ref, no_both, no_pairs, no_pairs]).astype(object)
 
 
+@validate_params()
 def accuracy(
     data,
     *,

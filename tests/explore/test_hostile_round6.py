@@ -28,3 +28,25 @@ def test_item_agreement_components_not_a_sequence_is_a_parameter_error(component
 def test_item_agreement_components_through_the_accessor():
     with pytest.raises(iaf.ParameterError, match=r"components must be a non-empty subset"):
         _frame().iaa.item_agreement(components=None, n_chance=20)
+
+
+@pytest.mark.parametrize(
+    "function, wrong, right",
+    [
+        (iaf.conflict_counts, "n_chanse", "n_chance"),
+        (iaf.item_agreement, "low_overlapp", "low_overlap"),
+        (iaf.confusion, "normalise", "normalize"),
+        (iaf.label_alpha, "match_treshold", "match_threshold"),
+    ],
+)
+def test_a_misspelt_keyword_names_the_function_and_the_nearest_keyword(function, wrong, right):
+    with pytest.raises(TypeError, match=rf"{function.__name__}\(\) got an unexpected keyword "
+                       rf"argument '{wrong}'; did you mean '{right}'\?"):  # fmt: skip
+        function(_frame(), **{wrong: 1})
+
+
+def test_conflict_counts_still_checks_the_engine_keywords():
+    with pytest.raises(iaf.ParameterError, match=r"n_chance must be an integer >= 1"):
+        iaf.conflict_counts(_frame(), n_chance=0)
+    with pytest.raises(iaf.ParameterError, match=r"n_chance must be an integer >= 1"):
+        iaf.label_alpha(_frame(), n_chance=0)

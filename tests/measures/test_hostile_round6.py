@@ -46,3 +46,29 @@ def test_kalpha_at_the_most_decimals_is_the_unrounded_figure():
         most = iaf.kalpha(_frame(), decimals=300)
     assert np.isfinite(most)
     assert most == pytest.approx(iaf.kalpha(_frame(), decimals=None), abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "function, wrong, right",
+    [
+        (iaf.kalpha, "decimal", "decimals"),
+        (iaf.kalpha_items, "kinds", "kind"),
+        (iaf.kalpha_units, "match_treshold", "match_threshold"),
+        (iaf.annotator_quality, "n_boots", "n_boot"),
+        (iaf.accuracy, "n_chanse", "n_chance"),
+    ],
+)
+def test_a_misspelt_keyword_names_the_function_and_the_nearest_keyword(function, wrong, right):
+    kw = {"reference": "A"} if function is iaf.accuracy else {}
+    with pytest.raises(TypeError, match=rf"{function.__name__}\(\) got an unexpected keyword "
+                       rf"argument '{wrong}'; did you mean '{right}'\?"):  # fmt: skip
+        function(_frame(), **kw, **{wrong: 1})
+
+
+def test_the_decorated_measures_still_check_their_keywords():
+    with pytest.raises(iaf.ParameterError, match=r"n_chance must be an integer >= 1"):
+        iaf.accuracy(_frame(), reference="A", n_chance=0)
+    with pytest.raises(iaf.ParameterError, match=r"match_threshold must be"):
+        iaf.annotator_quality(_frame(), match_threshold=2.0)
+    with pytest.raises(iaf.ParameterError, match=r"match_threshold must be a number in \(0, 1\]"):
+        iaf.kalpha(_frame(), match_threshold=0)
