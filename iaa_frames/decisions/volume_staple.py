@@ -13,12 +13,15 @@ from iaa_frames.geometry.kinds.volume import (
     volume_params,  # noqa: F401 (the examples)
     voxel_params,
 )
+from iaa_frames.measures.volumes import volume_frame
+from iaa_frames.settings.validation import Integer, validate_params
 
 from .staple import staple
 
 __all__ = ["volume_staple"]
 
 
+@validate_params({"max_iter": Integer(1, expected="an integer >= 1 (EM iterations)")}, engine=False)
 def volume_staple(frame, *, max_iter: int = 100):
     """STAPLE consensus of each scan's label volumes (Warfield et al. 2004,
     :func:`iaa_frames.decisions.staple.staple`): the hidden true volume of every item and
@@ -36,6 +39,7 @@ def volume_staple(frame, *, max_iter: int = 100):
         Volume rows (:func:`iaa_frames.read_nifti`, ``instances=False`` or not: the
         objects of a label are pooled).
     max_iter : int, default 100
+        The most EM iterations (>= 1) of each item and label.
 
     Returns
     -------
@@ -63,15 +67,15 @@ def volume_staple(frame, *, max_iter: int = 100):
     """
     import pandas as pd
 
-    rows = VOLUME.rows(frame)
-    df = frame.loc[rows]
+    df = volume_frame(frame, "volume_staple")
     data = VOLUME.read(df)
     runs = VOLUME.read_payload(df).to_arrays()
-    on_item = frame.groupby("item", sort=True)["annotator"].unique()
+    covered = frame.dropna(subset=["item", "annotator"])  # coverage rows too
+    on_item = covered.groupby("item", sort=True)["annotator"].unique()
     consensus, performance = [], []
     groups = df.groupby(["item", "label"], sort=True).indices
     for (item, label), idx in groups.items():
-        raters = sorted(on_item[item].tolist())
+        raters = sorted(on_item[item].tolist(), key=str)  # names of numbers and words
         sets = {}
         for i in idx:
             who = df["annotator"].iat[i]

@@ -5,7 +5,9 @@ matching: the classic per-structure comparison of segmentations
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
+from iaa_frames.errors import InvalidAnnotationError, SchemaError
 from iaa_frames.geometry.kinds.ragged import Ragged
 from iaa_frames.geometry.kinds.volume import (
     VOLUME,
@@ -15,10 +17,47 @@ from iaa_frames.geometry.kinds.volume import (
     volume_params,  # noqa: F401 (the examples)
     voxel_runs,
 )
+from iaa_frames.settings.validation import validate_params
 
-__all__ = ["volume_overlap"]
+__all__ = ["volume_frame", "volume_overlap"]
 
 
+def volume_frame(frame, name: str) -> pd.DataFrame:
+    """The volume rows of ``frame`` (the others left out), or a :class:`SchemaError`
+    naming ``name`` when ``frame`` is not a frame of ``item``, ``annotator`` and
+    ``label`` rows or has no volume columns at all (a frame of boxes: nothing to read),
+    an :class:`InvalidAnnotationError` when a volume row has no item or annotator.
+
+    Examples
+    --------
+    >>> volume_frame(pd.DataFrame({"item": ["a"], "annotator": ["x"], "label": ["cat"],
+    ...                            "x0": [0.0]}), "volume_overlap")
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.SchemaError: volume_overlap needs volume rows (the columns vol_x0, ..., vol_runs that read_nifti writes); the frame has no vol_x0
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise SchemaError(f"{name} needs a DataFrame of volume rows; got {type(frame).__name__}")
+    missing = [c for c in ("item", "annotator", "label") if c not in frame.columns]
+    if missing:
+        raise SchemaError(f"{name} needs the columns item, annotator and label; no {missing}")
+    absent = [c for c in (*VOLUME.columns, VOLUME.payload) if c not in frame.columns]
+    if absent:
+        raise SchemaError(
+            f"{name} needs volume rows (the columns {VOLUME.columns[0]}, ..., "
+            f"{VOLUME.payload} that read_nifti writes); the frame has no {absent[0]}"
+        )
+    df = frame.loc[VOLUME.rows(frame)]
+    unnamed = df[["item", "annotator"]].isna().any(axis=1).to_numpy()
+    if unnamed.any():
+        raise InvalidAnnotationError(
+            f"{name}: {int(unnamed.sum())} volume row(s) have no item or no annotator, "
+            f"e.g. the row at index {df.index[unnamed][0]!r}"
+        )
+    return df
+
+
+@validate_params(engine=False)
 def volume_overlap(frame):
     """Voxel IoU and Dice per item, label and pair of annotators, without matching: each
     annotator's voxels of a label (every object of it) against the other's.
@@ -45,13 +84,11 @@ def volume_overlap(frame):
     >>> volume_overlap(df)[["label", "iou", "dice"]].round(3).to_dict("records")
     [{'label': 'liver', 'iou': 0.333, 'dice': 0.5}]
     """
-    import pandas as pd
-
-    rows = VOLUME.rows(frame)
-    df = frame.loc[rows]
+    df = volume_frame(frame, "volume_overlap")
     data = VOLUME.read(df)
     runs = VOLUME.read_payload(df)
-    annotators = sorted(frame["annotator"].dropna().unique().tolist())
+    # by name: annotators named by numbers and by words side by side sort too
+    annotators = sorted(frame["annotator"].dropna().unique().tolist(), key=str)
     keys, sets = [], []
     for key, idx in df.groupby(["item", "label", "annotator"], sort=True).indices.items():
         # the union of the annotator's objects of the label (they may overlap)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -29,3 +30,42 @@ def test_consensus_still_checks_match_threshold_and_seed():
         iaf.consensus(_frame(), match_threshold=2.0)
     with pytest.raises(iaf.ParameterError, match=r"seed must be an integer >= 0"):
         iaf.consensus(_frame(), seed=-1)
+
+
+def _volumes(names=("ana", "ben")) -> pd.DataFrame:
+    from iaa_frames.geometry.kinds.volume import volume_params
+
+    a = np.zeros((4, 4, 4), bool)
+    a[1:3, 1:3, 1:3] = True
+    return pd.DataFrame(
+        [{"item": "s", "annotator": who, "label": "liver", **volume_params(a)} for who in names]
+    )
+
+
+@pytest.mark.parametrize("max_iter", [0, -1, True, None, "x", 2.5, float("nan")])
+def test_volume_staple_max_iter_must_be_a_count_of_iterations(max_iter):
+    with pytest.raises(iaf.ParameterError, match=r"max_iter must be an integer >= 1"):
+        iaf.volume_staple(_volumes(), max_iter=max_iter)
+
+
+def test_volume_staple_misspelt_keyword_names_the_nearest_keyword():
+    with pytest.raises(TypeError, match=r"did you mean 'max_iter'\?"):
+        iaf.volume_staple(_volumes(), max_iters=3)
+
+
+def test_volume_staple_of_a_frame_of_boxes_is_a_schema_error_not_a_key_error():
+    with pytest.raises(iaf.SchemaError, match=r"volume_staple needs volume rows"):
+        iaf.volume_staple(_frame())
+
+
+def test_volume_staple_of_annotators_named_by_numbers_and_words():
+    consensus, perf = iaf.volume_staple(_volumes(("ana", 7)))
+    assert consensus["vol_voxels"].tolist() == [8.0]
+    assert sorted(map(str, perf["annotator"])) == ["7", "ana"]
+
+
+def test_volume_staple_refuses_a_volume_row_without_an_annotator():
+    frame = _volumes(("ana", "ben", "cy"))
+    frame.loc[2, "annotator"] = None
+    with pytest.raises(iaf.InvalidAnnotationError, match=r"volume_staple: 1 volume row"):
+        iaf.volume_staple(frame)

@@ -72,3 +72,50 @@ def test_the_decorated_measures_still_check_their_keywords():
         iaf.annotator_quality(_frame(), match_threshold=2.0)
     with pytest.raises(iaf.ParameterError, match=r"match_threshold must be a number in \(0, 1\]"):
         iaf.kalpha(_frame(), match_threshold=0)
+
+
+def _volumes(names=("ana", "ben")) -> pd.DataFrame:
+    from iaa_frames.geometry.kinds.volume import volume_params
+
+    a = np.zeros((4, 4, 4), bool)
+    a[:2] = True
+    b = np.zeros((4, 4, 4), bool)
+    b[1:3] = True
+    return pd.DataFrame(
+        [
+            {"item": "s1", "annotator": names[0], "label": "liver", **volume_params(a)},
+            {"item": "s1", "annotator": names[1], "label": "liver", **volume_params(b)},
+        ]
+    )
+
+
+def test_volume_overlap_of_a_frame_of_boxes_is_a_schema_error_not_a_key_error():
+    with pytest.raises(iaf.SchemaError, match=r"volume_overlap needs volume rows .* no vol_x0"):
+        iaf.volume_overlap(_frame())
+
+
+@pytest.mark.parametrize("frame", [None, [1, 2], "scan.nii"])
+def test_volume_overlap_of_what_is_not_a_frame_is_a_schema_error(frame):
+    with pytest.raises(iaf.SchemaError, match=r"volume_overlap needs a DataFrame"):
+        iaf.volume_overlap(frame)
+
+
+def test_volume_overlap_of_annotators_named_by_numbers_and_words():
+    out = iaf.volume_overlap(_volumes(("ana", 7)))
+    assert out[["annotator_a", "annotator_b"]].iloc[0].tolist() == [7, "ana"]
+    assert out["iou"].round(3).tolist() == [0.333]
+
+
+def test_volume_overlap_refuses_a_volume_row_without_an_annotator():
+    frame = _volumes()
+    frame.loc[1, "annotator"] = None
+    with pytest.raises(iaf.InvalidAnnotationError, match=r"1 volume row\(s\) have no item"):
+        iaf.volume_overlap(frame)
+
+
+def test_volume_overlap_misspelt_keyword_is_named():
+    with pytest.raises(
+        TypeError,
+        match=r"volume_overlap\(\) got an unexpected keyword argument 'instances'; it takes frame",
+    ):
+        iaf.volume_overlap(_volumes(), instances=False)
