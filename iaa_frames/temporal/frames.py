@@ -24,8 +24,9 @@ from iaa_frames.core.matching.corpus import Corpus, prepare
 from iaa_frames.core.matching.pipeline import run
 from iaa_frames.errors import ParameterError, SchemaError
 from iaa_frames.frame.schema import GROUP, validate
+from iaa_frames.settings.validation import Constraint
 
-__all__ = ["FrameMatches", "match_frames", "required_column"]
+__all__ = ["ColumnName", "FrameMatches", "match_frames", "required_column"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,6 +106,27 @@ def _one_frame_per_item(objects, frame: str, key, seq_obj) -> None:
             f"items {', '.join(map(repr, same[:3]))} of one sequence share {frame!r} {at:g}: "
             "every frame of a sequence has a number of its own"
         )
+
+
+class ColumnName(Constraint):
+    """A parameter naming a column of the frame (``repeat="round"``, ``track="track_id"``):
+    anything pandas can look a column up by (a string, a number), not a list; None too
+    when ``none``.
+
+    >>> ColumnName().check("track", ["track_id"])
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ParameterError: track must be the name of a column; got ['track_id']
+    """
+
+    def __init__(self, *, none: bool = False):
+        self.none = none
+        self.expected = ("None or " if none else "") + "the name of a column"
+
+    def accepts(self, value) -> bool:
+        if value is None:
+            return self.none
+        return pd.api.types.is_hashable(value)
 
 
 def required_column(frame: pd.DataFrame, column: str, *, need: str, rows: str) -> pd.Series:

@@ -27,7 +27,7 @@ from iaa_frames.frame.schema import ALL, GROUP
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.validation import validate_params
 
-from .frames import required_column
+from .frames import ColumnName, required_column
 
 __all__ = ["intra_agreement"]
 
@@ -120,7 +120,7 @@ def _intra_agreement(
     return out
 
 
-@validate_params(engine=False)
+@validate_params({"repeat": ColumnName()}, engine=False)
 def intra_agreement(
     df: pd.DataFrame,
     *,

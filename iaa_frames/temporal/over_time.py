@@ -54,6 +54,7 @@ from iaa_frames.settings.thresholds import concat_thresholds
 from iaa_frames.settings.validation import Integer, validate_params
 from iaa_frames.stats.bootstrap import block_size
 
+from .frames import ColumnName
 from .window_result import dataset, flags, window_values, with_others
 from .windows import SubsetCells, replicate_blocks
 
@@ -197,7 +198,7 @@ def _agreement_over_time(
     return res
 
 
-@validate_params({"min_items": Integer(1)}, engine=False)
+@validate_params({"time": ColumnName(), "min_items": Integer(1)}, engine=False)
 def agreement_over_time(
     df: pd.DataFrame,
     *,

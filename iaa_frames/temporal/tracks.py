@@ -26,7 +26,7 @@ from iaa_frames.stats.bootstrap import multiplicity_blocks
 from iaa_frames.stats.intervals import MIN_CI_ITEMS
 from iaa_frames.stats.samples import percentile_ci
 
-from .frames import match_frames
+from .frames import ColumnName, match_frames
 from .identity import unit_figures
 from .track_variables import VARIABLES, identity_notes, interval_notes
 
@@ -162,7 +162,7 @@ def _track_figures(
     return out.sort_values(order, kind="stable").reset_index(drop=True)
 
 
-@validate_params(engine=False)
+@validate_params({"track": ColumnName(), "frame": ColumnName(none=True)}, engine=False)
 def track_figures(
     df: pd.DataFrame,
     *,
@@ -321,7 +321,7 @@ def _track_agreement(
     return ds
 
 
-@validate_params(engine=False)
+@validate_params({"track": ColumnName(), "frame": ColumnName(none=True)}, engine=False)
 def track_agreement(
     df: pd.DataFrame,
     *,

@@ -39,3 +39,22 @@ def test_a_list_for_time_is_a_parameter_error_not_an_unhashable_type():
 def test_min_items_one_still_keeps_every_window():
     res = iaf.agreement_over_time(_frame(), freq=1, min_items=1, n_boot=2, n_chance=20)
     assert np.asarray(res["n_items"]).tolist() == [3, 3, 2]
+
+
+def _tracks() -> pd.DataFrame:
+    df = _frame(6)
+    return df.assign(group="v1", track_id=1, frame=df["item"].str[1:].astype(int))
+
+
+def test_a_list_for_repeat_is_a_parameter_error():
+    df = pd.concat([_frame().assign(round=1), _frame().assign(round=2)], ignore_index=True)
+    with pytest.raises(iaf.ParameterError, match=r"repeat must be the name of a column"):
+        iaf.intra_agreement(df, repeat=["round"], n_boot=2, n_chance=20)
+
+
+@pytest.mark.parametrize("function", [iaf.track_agreement, iaf.track_figures])
+def test_a_list_for_track_or_frame_is_a_parameter_error(function):
+    with pytest.raises(iaf.ParameterError, match=r"track must be the name of a column"):
+        function(_tracks(), track=["track_id"], n_chance=20)
+    with pytest.raises(iaf.ParameterError, match=r"frame must be None or the name of a column"):
+        function(_tracks(), frame=["frame"], n_chance=20)
