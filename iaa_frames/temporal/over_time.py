@@ -58,12 +58,18 @@ from .frames import ColumnName
 from .window_result import dataset, flags, window_values, with_others
 from .windows import SubsetCells, replicate_blocks
 
-__all__ = ["MAX_CONTRASTED", "agreement_over_time", "item_windows", "window_starts"]
+__all__ = ["MAX_CONTRASTED", "MAX_WINDOWS", "agreement_over_time", "item_windows", "window_starts"]
 
 #: Most annotators whose cells are contrasted with the other annotators' pairs among
 #: themselves (one more set of cells per annotator and window); with more, an annotator
 #: is flagged on its own cell's drop, as with two.
 MAX_CONTRASTED = 12
+
+#: Most windows kept: every window's cells are one pass over the corpus's pairs and its
+#: intervals a set of replicates, so the work grows with windows x items (a numeric time
+#: with ``freq`` below its spacing and ``min_items=1``: one window per item, the square
+#: of the corpus).
+MAX_WINDOWS = 1000
 
 
 def _datetimes(values: pd.Series) -> pd.Series:
@@ -180,6 +186,11 @@ def _agreement_over_time(
     kept = counts.index[counts.to_numpy() >= min_items]
     if len(kept) == 0:
         raise ParameterError(f"no window has {min_items} items or more; widen freq={freq!r}")
+    if len(kept) > MAX_WINDOWS:
+        raise ParameterError(
+            f"{len(kept):,} windows of {min_items} items or more: at most {MAX_WINDOWS:,} "
+            f"(each is a pass over the corpus); widen freq={freq!r} or raise min_items"
+        )
     kept = pd.Index(kept, name="window")
     if settings.several:
         every = iter_tables_from(df, settings.thresholds, settings)
@@ -232,7 +243,8 @@ def agreement_over_time(
         those of the whole corpus, built once.
     min_items : int, default 4
         Windows with fewer items are left out (their items still count in the
-        corpus's chance); an integer >= 1.
+        corpus's chance); an integer >= 1. At most :data:`MAX_WINDOWS` windows are kept
+        (more: a :class:`~iaa_frames.errors.ParameterError`).
 
     Returns
     -------

@@ -58,3 +58,17 @@ def test_a_list_for_track_or_frame_is_a_parameter_error(function):
         function(_tracks(), track=["track_id"], n_chance=20)
     with pytest.raises(iaf.ParameterError, match=r"frame must be None or the name of a column"):
         function(_tracks(), frame=["frame"], n_chance=20)
+
+
+def test_one_window_per_item_past_the_most_windows_is_refused_before_any_work():
+    from iaa_frames.temporal.over_time import MAX_WINDOWS
+
+    n = MAX_WINDOWS + 1
+    rows = [
+        dict(item=f"i{i}", annotator=a, label="cat", x0=10, y0=10, x1=50, y1=60, width=200,
+             height=100, time=float(i))
+        for i in range(n)
+        for a in "AB"
+    ]  # fmt: skip
+    with pytest.raises(iaf.ParameterError, match=r"1,001 windows of 1 items or more: at most "):
+        iaf.agreement_over_time(pd.DataFrame(rows), freq=1, min_items=1, n_boot=2, n_chance=20)
