@@ -80,7 +80,8 @@ def confusion(
         (a symmetric matrix, like Krippendorff's coincidence matrix, summing to twice
         the number of pairs). ``attrs``: ``n_pairs`` (matched pairs used), ``reference``,
         ``annotator``, ``normalize``, ``alpha`` (the pooled classification α of
-        :func:`label_alpha`) and ``alpha_by_label`` (class -> binary α).
+        :func:`label_alpha`), ``alpha_by_label`` (class -> binary α) and ``alpha_notes``
+        (why an α is NaN, by ``"(all)"`` or class).
 
     Examples
     --------
@@ -153,6 +154,7 @@ def confusion(
         "normalize": bool(normalize),
         "alpha": float(alpha[ALL]),
         "alpha_by_label": {k: float(v) for k, v in alpha.iloc[1:].items()},
+        "alpha_notes": alpha.attrs["notes"],
         "match_threshold": float(t.params.get("match_threshold", np.nan)),
     }
     return out
@@ -190,7 +192,8 @@ def label_alpha(
     pandas.Series
         Indexed by ``"(all)"`` then the classes by name; NaN where α is undefined (too few
         pairable values, or no expected disagreement). ``attrs``: ``long_name``,
-        ``n_units`` (pairable clusters).
+        ``n_units`` (pairable clusters) and ``notes`` (label -> why its α is NaN, for
+        the NaN ones).
 
     Examples
     --------
@@ -222,5 +225,30 @@ def label_alpha(
         index=pd.Index([ALL, *names], dtype=object, name="label"),
         name="alpha",
     )
-    out.attrs = {"long_name": "classification α (Krippendorff)", "n_units": len(np.unique(units))}
+    out.attrs = {
+        "long_name": "classification α (Krippendorff)",
+        "n_units": len(np.unique(units)),
+        "notes": _alpha_notes(out, values, n_lab, order),
+    }
     return out
+
+
+def _alpha_notes(alpha: pd.Series, values: np.ndarray, n_lab: int, order) -> dict:
+    """Why each NaN of :func:`label_alpha` is NaN, by label (only the NaN ones)."""
+    if len(values) < 2:
+        why = "no matched pair of objects: no unit to compare labels on"
+        return {name: why for name in alpha.index[np.isnan(alpha.to_numpy())]}
+    count = np.bincount(values, minlength=n_lab)[np.asarray(order, dtype=np.int64)]
+    reasons = [
+        "every matched object carries one label: no expected disagreement",
+        *(
+            "no matched object of the class"
+            if c == 0
+            else "every matched object is of the class: no expected disagreement"
+            if c == len(values)
+            else "α undefined"
+            for c in count
+        ),
+    ]
+    nan = np.isnan(alpha.to_numpy())
+    return {name: why for name, why, bad in zip(alpha.index, reasons, nan, strict=True) if bad}

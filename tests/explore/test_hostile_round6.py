@@ -50,3 +50,25 @@ def test_conflict_counts_still_checks_the_engine_keywords():
         iaf.conflict_counts(_frame(), n_chance=0)
     with pytest.raises(iaf.ParameterError, match=r"n_chance must be an integer >= 1"):
         iaf.label_alpha(_frame(), n_chance=0)
+
+
+def test_label_alpha_says_why_each_nan_is_nan():
+    same = _frame()  # one class, every pair matched
+    far = _frame().assign(x0=lambda f: f["x0"] + 100 * (f["annotator"] == "B"))
+    far["x1"] = far["x0"] + 40
+    one = iaf.label_alpha(same, n_chance=20)
+    none = iaf.label_alpha(far, n_chance=20)
+    assert one.isna().all() and none.isna().all()
+    assert one.attrs["notes"] == {
+        "(all)": "every matched object carries one label: no expected disagreement",
+        "cat": "every matched object is of the class: no expected disagreement",
+    }
+    assert set(none.attrs["notes"]) == {"(all)", "cat"}
+    assert none.attrs["notes"]["(all)"].startswith("no matched pair of objects")
+    assert iaf.confusion(same, n_chance=20).attrs["alpha_notes"] == one.attrs["notes"]
+
+
+def test_label_alpha_has_no_note_where_alpha_is_a_number():
+    df = iaf.simulate(n_items=12, annotators={"a": "good", "b": "mislabeler"}, seed=0)
+    alpha = iaf.label_alpha(df, n_chance=20)
+    assert alpha.notna().all() and alpha.attrs["notes"] == {}
