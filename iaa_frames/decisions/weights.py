@@ -31,7 +31,7 @@ def annotator_weights(tables: PairTables, weights) -> np.ndarray:
         panoptic quality against a perfect annotator, in [0, 1], shrunk towards the crowd
         where its evidence is thin; an annotator without any pairing takes the crowd
         mean). ``"equal"``: 1 for everyone (an unweighted vote). A dict gives every
-        annotator's weight (finite, >= 0).
+        annotator's weight (finite, >= 0; at least one > 0).
 
     Returns
     -------
@@ -73,4 +73,10 @@ def annotator_weights(tables: PairTables, weights) -> np.ndarray:
         v = given[name]
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v < 0:
             raise ParameterError(f"weights[{name!r}] must be a finite number >= 0, got {v!r}")
-    return np.array([float(given[n]) for n in names])
+    out = np.array([float(given[n]) for n in names])
+    if len(out) and not (out > 0).any():  # every vote 0 / 0: no decision, NaN throughout
+        raise ParameterError(
+            "weights: every annotator's weight is 0, so no vote can be cast; give at least "
+            "one annotator a weight > 0"
+        )
+    return out

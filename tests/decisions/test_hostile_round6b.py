@@ -69,3 +69,16 @@ def test_volume_staple_refuses_a_volume_row_without_an_annotator():
     frame.loc[2, "annotator"] = None
     with pytest.raises(iaf.InvalidAnnotationError, match=r"volume_staple: 1 volume row"):
         iaf.volume_staple(frame)
+
+
+def test_consensus_with_every_weight_zero_is_refused_not_nan_throughout():
+    zero = {"A": 0, "B": 0.0, "C": 0}
+    with pytest.raises(iaf.ParameterError, match=r"every annotator's weight is 0"):
+        iaf.consensus(_frame(), weights=zero)
+    with pytest.raises(iaf.ParameterError, match=r"every annotator's weight is 0"):
+        iaf.next_items(_frame(), goal="consensus", weights=zero, n_chance=20)
+
+
+def test_consensus_with_one_weight_above_zero_still_decides():
+    out = iaf.consensus(_frame(), weights={"A": 1, "B": 0, "C": 0})
+    assert out.objects["weight"].notna().all()
