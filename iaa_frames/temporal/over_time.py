@@ -256,7 +256,8 @@ def agreement_over_time(
         windows before the latest, pooled) with ``baseline_ci_low`` and
         ``baseline_ci_high``, ``drop`` (baseline minus the latest window),
         ``drop_margin``, ``contrast``, ``contrast_margin``, ``recalibrate`` and
-        ``change_window``, ``change_z`` (see the module docstring).
+        ``change_window``, ``change_z`` (see the module docstring), and ``flag_note``:
+        why a cell's drop or its margin is NaN ("" where both are numbers).
 
     Examples
     --------

@@ -17,7 +17,7 @@ from iaa_frames.stats.samples import percentile_ci
 
 from .drift import change_points, fall_margin
 
-__all__ = ["VARIABLES", "dataset", "flags", "window_values", "with_others"]
+__all__ = ["VARIABLES", "dataset", "flag_notes", "flags", "window_values", "with_others"]
 
 #: The variables of the result: name -> (long_name, description).
 VARIABLES = {
@@ -60,6 +60,10 @@ VARIABLES = {
         "against the other annotators' pairs); NaT / NaN: no change.",
     ),
     "change_z": ("standardized fall at the change", "Its bootstrap z of the best split."),
+    "flag_note": (
+        "why drop, its margin or the flag cannot be computed",
+        "Empty where drop and drop_margin are numbers.",
+    ),
 }
 
 
@@ -139,6 +143,29 @@ def flags(series: dict, n_windows: int, n_boot: int) -> dict:
     y = np.where(contrasted, own - others, own)
     y_reps = np.where(contrasted, own_reps - others_reps, own_reps)
     out["change_at"], out["change_z"] = change_points(y, y_reps, level=CI_LEVEL)
+    out["flag_note"] = flag_notes(base["agreement"], last["agreement"], n_windows, n_boot)
+    return out
+
+
+def flag_notes(baseline, latest, n_windows: int, n_boot: int) -> np.ndarray:
+    """Why a cell's ``drop`` (and so its margins, contrast and flag) is NaN, or why its
+    margins are: one window, an undefined baseline or latest window, no replicates; ""
+    where the drop and its margin are numbers."""
+    if n_windows < 2:
+        why = "one window: no earlier windows to compare the latest with"
+        return np.full(np.shape(latest), why, dtype=object)
+    no_base, no_last = ~np.isfinite(baseline), ~np.isfinite(latest)
+    out = np.where(
+        no_base & no_last,
+        "agreement undefined in the baseline and the latest window (see note)",
+        np.where(
+            no_base,
+            "agreement undefined in the windows before the latest (see note)",
+            np.where(no_last, "agreement undefined in the latest window (see note)", ""),
+        ),
+    ).astype(object)
+    if not n_boot:
+        out[out == ""] = "n_boot=0: no replicates, so no margins"
     return out
 
 
@@ -186,4 +213,5 @@ def dataset(values: dict, tables, layout: CellLayout, kept: pd.Index, n_boot: in
     }
     ds = xr.Dataset(data, coords=coords, attrs=attrs)
     ds["note"] = ds["note"].astype(object)
+    ds["flag_note"] = ds["flag_note"].astype(object)
     return with_threshold(ds, tables.params["match_threshold"])

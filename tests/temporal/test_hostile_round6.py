@@ -72,3 +72,31 @@ def test_one_window_per_item_past_the_most_windows_is_refused_before_any_work():
     ]  # fmt: skip
     with pytest.raises(iaf.ParameterError, match=r"1,001 windows of 1 items or more: at most "):
         iaf.agreement_over_time(pd.DataFrame(rows), freq=1, min_items=1, n_boot=2, n_chance=20)
+
+
+def test_every_nan_drop_has_a_flag_note():
+    same = _frame(9)  # every annotator draws the same box: some components undefined
+    same["x0"] = 10.0 + 7 * same["item"].str[1:].astype(float)
+    same["x1"] = same["x0"] + 40
+    res = iaf.agreement_over_time(same, freq=1, min_items=3, n_boot=5, n_chance=20)
+    nan = np.isnan(res["drop"].values)
+    assert nan.any()
+    notes = res["flag_note"].transpose(*res["drop"].dims).values
+    assert all(isinstance(n, str) and n for n in notes[nan])
+    assert (notes[~nan] == "").all()
+
+
+def test_one_window_says_there_is_no_baseline():
+    res = iaf.agreement_over_time(_frame(), freq=100, min_items=1, n_boot=5, n_chance=20)
+    assert res.sizes["window"] == 1 and np.isnan(res["drop"].values).all()
+    assert set(res["flag_note"].values.ravel()) == {
+        "one window: no earlier windows to compare the latest with"
+    }
+
+
+def test_no_replicates_says_why_the_margins_are_nan():
+    res = iaf.agreement_over_time(_frame(), freq=1, min_items=1, n_boot=0, n_chance=20)
+    finite = np.isfinite(res["drop"].values)
+    assert finite.any() and np.isnan(res["drop_margin"].values[finite]).all()
+    notes = res["flag_note"].transpose(*res["drop"].dims).values[finite]
+    assert set(notes) == {"n_boot=0: no replicates, so no margins"}
