@@ -222,3 +222,28 @@ def test_renaming_and_shuffling_change_no_cell(kind):
                 u = float(c) if key == "agreement" else float(c[key])
                 v = float(d) if key == "agreement" else float(d[key])
                 assert u == pytest.approx(v, abs=1e-12, nan_ok=True), (comp, a, b, key)
+
+
+def test_sparse_crowd_pairs_without_an_interval_say_why():
+    """A sparse crowd (two seers on 24 items, ten blind workers on five items each): the
+    pairs of workers who share two or three items have a localization figure and no
+    interval. Their note was empty (``agreement()`` and the windows say "interval not
+    reported: rests on k items"); pairs and rater kinds now say it too."""
+    rng = np.random.default_rng(7)
+    df = corpus(7, "box", n_items=24, blind=tuple(f"w{k}" for k in range(10)))
+    items = sorted(df.item.unique())
+    keep = {f"w{k}": set(rng.choice(items, 5, replace=False)) for k in range(10)}
+    df = df[[a in "ab" or it in keep[a] for a, it in zip(df.annotator, df.item, strict=True)]]
+    p = iaf.pairwise(df, component="localization", n_boot=40, seed=0)
+    off = ~np.eye(p.shape[0], dtype=bool)
+    bare = off & np.isfinite(p.values) & ~np.isfinite(p.ci_low.values)
+    assert bare.sum() >= 4
+    assert all(str(n).startswith("interval not reported: rests on") for n in p.note.values[bare])
+    whole = off & np.isfinite(p.ci_low.values)
+    assert (p.note.values[whole] == "").all()
+    roles = {a: ("expert" if a in "ab" else f"crowd{a[1:]}") for a in df.annotator.unique()}
+    rk = iaf.rater_kind_agreement(
+        df.assign(rater_kind=df.annotator.map(roles)), components=("localization",), n_boot=40
+    )
+    bare = rk[np.isfinite(rk.agreement) & ~np.isfinite(rk.ci_low)]
+    assert len(bare) >= 2 and bare.note.str.startswith("interval not reported").all()
