@@ -103,7 +103,9 @@ def _render(kind, obj):
     raise ValueError(kind)
 
 
-def corpus(seed, kind, *, n_items=30, group=3, seers=("a", "b"), blind=("x", "y"), copy=None):
+def corpus(
+    seed, kind, *, n_items=30, group=3, seers=("a", "b"), blind=("x", "y"), copy=None, pool=None
+):
     """``seers`` draw the item (jitter 3 % of the size, one object in ten left out);
     ``blind`` annotators copy an image of the same kind outside the corpus; ``copy``
     repeats the rows of one annotator as ``"copy"``. Items come in groups of ``group``
@@ -113,13 +115,14 @@ def corpus(seed, kind, *, n_items=30, group=3, seers=("a", "b"), blind=("x", "y"
     for i in range(n_items):
         fresh = i % group == 0
         truth.append(_scene(rng) if fresh else _jitter(rng, truth[-1], 0.01))
-    elsewhere = [_scene(rng) for _ in range(n_items)]
+    pool = n_items if pool is None else pool
+    elsewhere = [_scene(rng) for _ in range(pool)]
     rows = []
     for i in range(n_items):
         drawn = {ann: [o for o in _jitter(rng, truth[i], 0.03) if rng.random() >= 0.1]
                  for ann in seers}  # fmt: skip
         for ann in blind:
-            drawn[ann] = _jitter(rng, elsewhere[rng.integers(n_items)], 0.03)
+            drawn[ann] = _jitter(rng, elsewhere[rng.integers(pool)], 0.03)
         for ann, objects in drawn.items():
             for obj in objects:
                 rows.append(dict(item=f"img{i:03d}", annotator=ann, label=obj[0]))
