@@ -233,7 +233,8 @@ def rater_kind_agreement(
         ``component``, ``kind_a``, ``kind_b``, ``cell`` ("human-machine"), ``measure``,
         ``agreement`` (``1 - within / chance`` of the pooled pairs of annotators, see the
         module docstring), ``ci_low``, ``ci_high``, ``n_pairs`` (pairs of annotators in
-        the cell), ``n_units``, ``n_chance``, ``note`` (why NaN) and ``chance_source``.
+        the cell), ``n_units``, ``n_chance``, ``note`` (why NaN, or why a defined cell has
+        no interval: "interval not reported: rests on k items") and ``chance_source``.
         A cell without a pair of annotators (a single human) is NaN with its note.
 
     Examples

@@ -26,7 +26,7 @@ from iaa_frames.settings.parameters import (
 from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
 from iaa_frames.settings.validation import ANNOTATORS, validate_params
 from iaa_frames.stats.cell_intervals import CI_LEVEL, cell_intervals, interval_attrs
-from iaa_frames.stats.intervals import widen_rare_events
+from iaa_frames.stats.intervals import MIN_CI_ITEMS, widen_rare_events
 
 from .assemble import (
     MIN_ALPHA_UNITS,
@@ -50,7 +50,7 @@ from .cells import (
     check_tables,
     label_cell,
 )
-from .result import MEASURES, NO_MATCH_NOTE, build_pairwise, notes
+from .result import MEASURES, NO_MATCH_NOTE, build_pairwise, interval_notes, notes
 from .rows import sets_membership
 
 
@@ -130,8 +130,9 @@ MAX_PAIRWISE_ANNOTATORS = 1000
 @dataclass(frozen=True)
 class GroupCells:
     """The cells ``pick`` of one component (:func:`group_cells`): the engine's cells
-    (for the interval), the agreement (NaN where ``note`` says why), the note, the chance
-    source and the counts of within and chance units."""
+    (for the interval), the agreement (NaN where ``note`` says why), the note (also on a
+    defined cell whose interval is not reported: fewer than ``MIN_CI_ITEMS`` items), the
+    chance source and the counts of within and chance units."""
 
     cells: object
     agreement: np.ndarray
@@ -194,6 +195,10 @@ def group_cells(tables: PairTables, layout: CellLayout, component: str, pick) ->
         note = label_chance_notes(cells.few_disagreements_notes(every)[pick])
         note = one_class_notes(tables, note)
     agreement = np.where(note == "", value[pick], np.nan)
+    # a defined cell on fewer than MIN_CI_ITEMS items gets no interval (cell_intervals):
+    # it says so, as agreement()'s cells do (an empty note beside a NaN interval said
+    # nothing: pairs of a sparse crowd, who share two or three items)
+    note = interval_notes(note, n_items=cells.item_counts()[pick], min_items=MIN_CI_ITEMS)
     base = tables.params.get("chance_population", "sampled")
     source = borrowed_sources(cells, np.full(layout.n_cells, base, dtype=object))[pick]
     return GroupCells(cells, agreement, note, source, n_units[pick], n_chance[pick], matches)
@@ -466,8 +471,10 @@ def pairwise(
     -------
     xarray.DataArray
         Dims ``(annotator_a, annotator_b)``, annotators in natural order of names, with
-        ``ci_low``, ``ci_high``, ``n_units``, ``n_chance``, ``note`` and
-        ``chance_source`` as coordinates.
+        ``ci_low``, ``ci_high``, ``n_units``, ``n_chance``, ``note`` (why the agreement is
+        NaN, or why a defined cell has no interval: "interval not reported: rests on k
+        items (fewer than 4)", as in :func:`iaa_frames.agreement`) and ``chance_source``
+        as coordinates.
 
     Examples
     --------
