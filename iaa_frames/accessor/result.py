@@ -20,6 +20,7 @@ from iaa_frames.api.results import items_of
 from iaa_frames.api.shortcuts import alpha_of, ks_of, sigma_of
 from iaa_frames.core.engine import memo as cache
 from iaa_frames.core.engine import resolve
+from iaa_frames.core.engine.result import COMPONENTS
 from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.compact import AgreementTable, agreement_table
@@ -283,7 +284,15 @@ class ResultAccessor:
         True
         """
         max_labels = check_int(max_labels, "max_labels", low=0)  # NaN was a raw TypeError
-        return reading(self._single("reading()"), max_labels=max_labels, sweep=sweep)
+        ds = self._single("reading()")
+        missing = [c for c in COMPONENTS if c not in {str(v) for v in ds["component"].values}]
+        if missing:  # it reads the components together: a raw KeyError of xarray's before
+            raise ParameterError(
+                f".iaa.reading() reads the four components together; this result no longer "
+                f"holds {', '.join(missing)}: read the whole result (before .sel/.isel of "
+                "component)"
+            )
+        return reading(ds, max_labels=max_labels, sweep=sweep)
 
     # slices of the result: the functions of iaa_frames.api.shortcuts, built from them
     @doc_from(sigma_of)

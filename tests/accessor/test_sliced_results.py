@@ -86,3 +86,27 @@ def test_reading_max_labels_must_be_a_count(res, bad):
 def test_a_bad_table_view_is_still_named(res, by):
     with pytest.raises(ParameterError, match="by must be one of"):
         res.iaa.table(by=by)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda r: r.iaa.items(label=["car"]),
+        lambda r: r.iaa.items(component=["localization"]),
+        lambda r: r.iaa.items(sort=["excess"]),
+        lambda r: r.iaa.pairwise(component=["detection"]),
+    ],
+)
+def test_a_list_where_a_name_goes_is_the_views_own_parameter_error(call):
+    """Hostile review, round 6 (second wave): the memo's key was built before the view's
+    checks ran, so a list gave Python's "unhashable type: 'list'"."""
+    res = iaf.agreement(iaf.simulate(n_items=6, seed=0), n_chance=50, n_boot=20)
+    with pytest.raises(ParameterError, match=r"must be .*got \["):
+        call(res)
+
+
+def test_reading_of_a_result_without_every_component_says_so():
+    res = iaf.agreement(iaf.simulate(n_items=6, seed=0), n_chance=50, n_boot=0)
+    with pytest.raises(ParameterError, match="reads the four components together"):
+        res.isel(component=[0]).iaa.reading()
+    assert res.iaa.reading()  # the whole result still reads

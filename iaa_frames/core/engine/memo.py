@@ -154,17 +154,18 @@ class Entry:
         (:func:`iaa_frames.core.engine.pairwise_from_tables`), computed once per component,
         label, ``n_boot``, ``seed`` and ``annotators``."""
         chosen = None if annotators is None else tuple(sorted({str(a) for a in annotators}))
-        key = (component, label, n_boot, seed, chosen)
-        if key not in self.pairwise:
-            self.pairwise[key] = pairwise_from_tables(
+        return self.keep(
+            self.pairwise,
+            (component, label, n_boot, seed, chosen),
+            lambda: pairwise_from_tables(
                 self.tables,
                 component=component,
                 label=label,
                 n_boot=n_boot,
                 seed=seed,
                 annotators=chosen,
-            )
-        return self.pairwise[key].copy()
+            ),
+        )
 
     def keep(self, store: dict, key, compute):
         """``store[key]`` (one of :attr:`results`, :attr:`pairwise`, :attr:`items`),
@@ -175,6 +176,10 @@ class Entry:
         >>> e.keep(e.items, "x", lambda: pd.DataFrame({"a": [1]}))["a"].tolist()
         [1]
         """
+        try:
+            hash(key)
+        except TypeError:  # a list where a name goes: the computation's own check says so
+            return compute().copy()
         if key not in store:
             store[key] = compute()
         return store[key].copy()
