@@ -115,10 +115,12 @@ def _check_annotators(annotators):
     return {name: as_profile(name, value) for name, value in annotators.items()}
 
 
-def check_image_size(image_size):
-    """``(width, height)`` as floats (None stays None), both finite and >= 4 pixels; a
-    :class:`ParameterError` otherwise."""
+def check_image_size(image_size, *, required: bool = False):
+    """``(width, height)`` as floats (None stays None unless ``required``), both finite and
+    >= 4 pixels; a :class:`ParameterError` otherwise."""
     if image_size is None:
+        if required:
+            raise ParameterError("image_size must be (width, height) in pixels; got None")
         return None
     ok = (
         isinstance(image_size, Sequence)

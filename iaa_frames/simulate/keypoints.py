@@ -238,9 +238,7 @@ def simulate_keypoints(
         raise ParameterError(f"label must be a non-empty string other than {ALL!r}; got {label!r}")
     for name, p in annotators.items():
         _check_joints(name, p, kind)
-    if image_size is None:
-        raise ParameterError("image_size must be (width, height) in pixels; got None")
-    W, H = check_image_size(image_size)
+    W, H = check_image_size(image_size, required=True)
     check_size(
         "simulate_keypoints",
         float(n_items) * max_people * (1 + len(annotators)),

@@ -163,9 +163,7 @@ def simulate_polylines(
             f"{kind.name!r}); got {n_vertices!r}"
         )
     classes = list(check_classes(classes, None)[0])
-    if image_size is None:
-        raise ParameterError("image_size must be (width, height) in pixels; got None")
-    W, H = check_image_size(image_size)
+    W, H = check_image_size(image_size, required=True)
     check_size(
         "simulate_polylines",
         float(n_items) * max_lines * (1 + len(annotators)),
