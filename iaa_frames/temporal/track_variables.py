@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from iaa_frames.core.engine.result import few_note
 from iaa_frames.stats.intervals import MIN_CI_ITEMS
 
 __all__ = ["VARIABLES", "FEW_SEQUENCES_NOTE", "identity_notes", "interval_notes"]
@@ -128,10 +129,6 @@ def interval_notes(note, *, sequences, min_sequences: int = MIN_CI_ITEMS) -> np.
     """
     note = np.asarray(note, dtype=object)
     n = np.nan_to_num(np.asarray(sequences, dtype=np.float64)).astype(np.int64)
-    text = np.strings.add(
-        np.strings.add(f"{FEW_SEQUENCES_NOTE} ", n.astype(str)),
-        np.where(n == 1, " sequence", " sequences"),
-    )
-    text = np.strings.add(text, f" (fewer than {int(min_sequences)})").astype(object)
+    text = few_note(FEW_SEQUENCES_NOTE, n, "sequence", min_sequences)
     joined = np.where(note == "", text, note + "; " + text)
     return np.where((n > 0) & (n < min_sequences), joined, note).astype(object)

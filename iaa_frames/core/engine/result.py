@@ -25,6 +25,7 @@ __all__ = [
     "NOTE_DESCRIPTION",
     "NO_MATCH_NOTE",
     "FEW_ITEMS_NOTE",
+    "few_note",
     "interval_notes",
     "build_dataset",
     "build_pairwise",
@@ -294,13 +295,22 @@ def interval_notes(note, *, n_items, min_items: int) -> np.ndarray:
     'too few within units (n=1)'
     """
     n = np.nan_to_num(np.asarray(n_items, dtype=np.float64)).astype(np.int64)
-    text = np.strings.add(
-        np.strings.add(f"{FEW_ITEMS_NOTE} ", n.astype(str)),
-        np.where(n == 1, " item", " items"),
-    )
-    text = np.strings.add(text, f" (fewer than {int(min_items)})")
+    text = few_note(FEW_ITEMS_NOTE, n, "item", min_items)
     few = (np.asarray(note, dtype=object) == "") & (n < min_items)
-    return np.where(few, text.astype(object), note).astype(object)
+    return np.where(few, text, note).astype(object)
+
+
+def few_note(prefix: str, n: np.ndarray, noun: str, minimum: int) -> np.ndarray:
+    """``"{prefix} {n} {noun}(s) (fewer than {minimum})"`` for every cell, vectorized.
+
+    >>> few_note("rests on", np.array([1, 3]), "item", 4).tolist()
+    ['rests on 1 item (fewer than 4)', 'rests on 3 items (fewer than 4)']
+    """
+    text = np.strings.add(
+        np.strings.add(f"{prefix} ", n.astype(str)),
+        np.where(n == 1, f" {noun}", f" {noun}s"),
+    )
+    return np.strings.add(text, f" (fewer than {int(minimum)})").astype(object)
 
 
 def _counted(text: str, n: np.ndarray) -> np.ndarray:
