@@ -13,7 +13,7 @@ from iaa_frames.core.engine import CI_LEVEL, CellLayout
 from iaa_frames.core.engine.assemble import name_order, names_in_order
 from iaa_frames.core.engine.result import COMPONENTS, MEASURES, text
 from iaa_frames.settings.thresholds import with_threshold
-from iaa_frames.stats.samples import percentile_ci
+from iaa_frames.stats.intervals import bca_interval
 
 from .drift import change_points, fall_margin
 
@@ -29,8 +29,14 @@ VARIABLES = {
         "localization's post-stratified to the window's within pairs; classification's "
         "(an alpha) from the window's own clusters.",
     ),
-    "ci_low": ("lower bound of the percentile interval", "Window items and corpus resampled."),
-    "ci_high": ("upper bound of the percentile interval", "Window items and corpus resampled."),
+    "ci_low": (
+        "lower bound of the BCa interval",
+        "Window items and corpus resampled; the width corrected for the window's items.",
+    ),
+    "ci_high": (
+        "upper bound of the BCa interval",
+        "Window items and corpus resampled; the width corrected for the window's items.",
+    ),
     "others_agreement": (
         "agreement of the other annotators' pairs among themselves",
         "For an annotator's cell: the window's agreement of the pairs without the "
@@ -81,10 +87,16 @@ def with_others(est, reps, j, layout: CellLayout, without) -> dict:
 
 
 def _interval(s: dict, n_boot: int):
-    """Percentile interval of a window's cells, where defined on enough items."""
+    """BCa interval of a window's cells with :func:`iaa_frames.agreement`'s width
+    correction (``jackknife`` and ``scale``: :func:`.over_time._over_time`), where defined
+    on enough items."""
     if not n_boot:
         return np.full_like(s["agreement"], np.nan), np.full_like(s["agreement"], np.nan)
-    low, high = percentile_ci(s["reps"], level=CI_LEVEL)
+    with np.errstate(invalid="ignore"):
+        low, high = bca_interval(
+            s["agreement"], s["reps"], s["jackknife"], level=CI_LEVEL, scale=s["scale"]
+        )
+    high = np.minimum(high, 1.0)  # the widened interval stays in the range of agreement
     # the rare-event rules of iaf.agreement (SubsetCells.estimates: NaN where none)
     low, high = np.fmin(low, s["rare_low"]), np.fmax(high, s["rare_high"])
     shown = np.isfinite(s["agreement"]) & (s["interval_note"] == "")
@@ -209,7 +221,7 @@ def dataset(values: dict, tables, layout: CellLayout, kept: pd.Index, n_boot: in
         "n_boot": int(n_boot),
         "seed": int(seed),
         "ci_level": CI_LEVEL,
-        "ci_method": "percentile",
+        "ci_method": "bca",
     }
     ds = xr.Dataset(data, coords=coords, attrs=attrs)
     ds["note"] = ds["note"].astype(object)

@@ -77,7 +77,7 @@ from iaa_frames.core.engine.assemble import (
 )
 from iaa_frames.core.engine.result import COMPONENTS, MEASURES, NO_MATCH_NOTE, interval_notes, notes
 from iaa_frames.core.tables.pairs import PairTables
-from iaa_frames.stats.bootstrap import multiplicity_blocks
+from iaa_frames.stats.bootstrap import jackknife_blocks, multiplicity_blocks
 from iaa_frames.stats.intervals import MIN_CI_ITEMS, widen_rare_events
 
 __all__ = ["SubsetCells", "replicate_blocks", "restrict"]
@@ -268,6 +268,27 @@ class SubsetCells:
         """Agreement of every component and cell on a ``(b, 2 n_items)`` block of
         multiplicities (:func:`replicate_blocks`): ``(b, n_components, n_cells)``."""
         return np.stack([self.parts[c].statistics(multiplicities)[2] for c in COMPONENTS], 1)
+
+    def jackknife(self, items, clusters=None) -> tuple[np.ndarray, int]:
+        """Agreement of every component and cell on the delete-a-group jackknife of the
+        subset's own items (``items``: bool per item code, as built) on the within side,
+        the chance side whole, groups (``clusters``, the group of every item) leaving
+        whole (:func:`iaa_frames.stats.bootstrap.jackknife_blocks`): the values,
+        ``(g, n_components, n_cells)``, and the number of clusters of the subset's items
+        (the ``n`` of :func:`iaa_frames.stats.intervals.interval_scale`)."""
+        items = np.asarray(items, dtype=bool)
+        n, members = len(items), np.flatnonzero(items)
+        group = np.arange(n) if clusters is None else np.asarray(clusters, dtype=np.int64)
+        codes = np.unique(group[members], return_inverse=True)[1].ravel()
+        out = []
+        for k in jackknife_blocks(len(members), clusters=codes):
+            block = np.zeros((len(k), 2 * n), order="F")
+            block[:, members] = k
+            block[:, n:] = 1.0
+            out.append(self.replicates(block))
+        if not out:
+            return np.empty((0, len(COMPONENTS), self.layout.n_cells)), 0
+        return np.concatenate(out), int(codes.max()) + 1
 
     def _notes(self, out: dict) -> np.ndarray:
         """Why a cell's agreement is NaN, as :func:`iaa_frames.agreement` says it."""
