@@ -64,3 +64,26 @@ def test_worst_items_with_no_item_worse_than_the_mean_says_why():
     # the accessor draws the same
     fig = pd.concat([df, twin], ignore_index=True).iaa.plot.worst_items(n=3, n_chance=50)
     assert "none worse than the corpus mean" in fig.get_suptitle()
+
+
+def test_the_plan_figure_names_an_undefined_component_and_why():
+    """Classification undefined on the pilot: the figure's note says "n/a" for it with the
+    table's reason (it said "no plan: classification (see the table's note)")."""
+    import warnings
+
+    pilot = iaf.simulate(n_items=20, seed=0, annotators={"a": "good", "b": "sloppy"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # two rows without geometry dropped
+        pilot = iaf.validate(pilot, on_invalid="drop")
+    p = iaf.plan(pilot, target_halfwidth=0.05, n_outer=5)
+    ax = iaf.plot.plan(p)
+    notes = [" ".join(t.get_text().split()) for t in ax.texts if t.get_gid() == "note"]
+    assert len(notes) == 1
+    assert notes[0].startswith(
+        "classification: no plan: the engine reports no classification on the pilot"
+    )
+    assert "halfwidth_pilot is n/a" in notes[0]
+    # only the undefined component is named
+    assert not any(c in notes[0] for c in ("detection:", "localization:", "overall:"))
+    # the figure grew by its note: the panel keeps its height
+    assert ax.figure.get_figheight() > 2.8
