@@ -261,7 +261,8 @@ def forest(
         # the layout makes room for (a suptitle and a legend there overlapped)
         title = None
         if frame.attrs["fixed"] != ALL:
-            title = f"{frame.attrs['fixed_dim']} {frame.attrs['fixed']}: agreement by {what}"
+            fixed = style.safe_name(frame.attrs["fixed"])
+            title = f"{frame.attrs['fixed_dim']} {fixed}: agreement by {what}"
         fin = np.isfinite(frame["agreement"].to_numpy(dtype=float))
         has_ci = (np.isfinite(frame["ci_low"]) & np.isfinite(frame["ci_high"])).to_numpy()
         _legend(fig, bool(has_ci.any()), bool((fin & ~has_ci).any()), title=title)

@@ -545,7 +545,11 @@ def item(
     against = [f"{len(view.annotators)} annotators: against {reference}"] if crowded else []
     set_fitted_title(
         ax,
-        [f"{item}  ({size})", *(summary.split(" · ") if summary else ["no conflicts"]), *against],
+        [
+            f"{style.safe_name(item)}  ({size})",
+            *(summary.split(" · ") if summary else ["no conflicts"]),
+            *against,
+        ],
         within="cell",
     )
     if legend:
@@ -911,7 +915,10 @@ def worst_items(
         # panel's width again by _place_tags once the layout is final)
         set_fitted_title(
             ax,
-            [f"{name}", f"excess {style.fmt(row.excess)} · item σ {style.fmt(row.sigma)}"]
+            [
+                style.safe_name(name),
+                f"excess {style.fmt(row.excess)} · item σ {style.fmt(row.sigma)}",
+            ]
             + fitted_title_parts(ax)[1:],
             head=2,
             fontsize="x-small",

@@ -87,3 +87,82 @@ def test_the_plan_figure_names_an_undefined_component_and_why():
     assert not any(c in notes[0] for c in ("detection:", "localization:", "overall:"))
     # the figure grew by its note: the panel keeps its height
     assert ax.figure.get_figheight() > 2.8
+
+
+#: The embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069).
+BIDI = [chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))]
+
+
+@pytest.fixture(scope="module")
+def bidi_names():
+    """A corpus whose annotators, labels and items hold bidirectional controls."""
+    df = iaf.simulate(n_items=8, seed=3)
+    annotators = {a: f"{a}\u202eevil" for a in df["annotator"].unique()}
+    labels = {x: f"\u2067{x}\u202d" for x in df["label"].dropna().unique()}
+    df = df.assign(
+        annotator=df["annotator"].map(annotators),
+        label=df["label"].map(labels),
+        item=df["item"] + "\u202e.gpj",
+    )
+    return df, iaf.agreement(df, n_boot=0, n_chance=100)
+
+
+def _texts(fig) -> list[str]:
+    import matplotlib.text
+
+    fig.canvas.draw()
+    return [t.get_text() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
+
+
+def _has_bidi(text: str) -> bool:
+    return any(ch in text for ch in BIDI)
+
+
+def test_tick_labels_hold_no_bidi_controls(bidi_names):
+    df, res = bidi_names
+    ax = iaf.plot.forest(res).axes[0]
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert "car" in ticks and "(all)" in ticks  # the name's letters are kept
+    assert not [t for t in ticks if _has_bidi(t)]
+    ax = iaf.plot.items(df, n_chance=100)
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert ticks and all(t.endswith(".gpj") and not _has_bidi(t) for t in ticks)
+    ax = iaf.plot.pairwise(df, n_chance=100)
+    ticks = [t.get_text() for t in [*ax.get_xticklabels(), *ax.get_yticklabels()]]
+    assert "Aevil" in ticks and not [t for t in ticks if _has_bidi(t)]
+
+
+@pytest.mark.parametrize("name", ["forest", "annotators", "item", "worst_items"])
+def test_no_figure_text_holds_bidi_controls(bidi_names, name):
+    """Titles, legends and notes too: the report's SVG writes each as a <text>, which the
+    browser laid out right to left after a U+202E."""
+    import io
+    import re
+
+    import matplotlib
+
+    df, res = bidi_names
+    label = next(x for x in res["label"].values if x != "(all)")
+    draw = {
+        "forest": lambda: iaf.plot.forest(res, label=label),
+        "annotators": lambda: iaf.plot.annotators(res, label=label),
+        "item": lambda: iaf.plot.item(df, df["item"].iloc[0], n_chance=100),
+        "worst_items": lambda: iaf.plot.worst_items(df, n_chance=100),
+    }[name]
+    fig = getattr(draw(), "figure", None) or draw()
+    texts = _texts(fig)
+    assert texts and not [t for t in texts if _has_bidi(t)]
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text as <text>, as the report
+        fig.savefig(buf, format="svg")
+    written = re.findall(r"<text\b[^>]*>(.*?)</text>", buf.getvalue(), flags=re.S)
+    assert written and not [t for t in written if _has_bidi(t)]  # (gids keep the names)
+
+
+def test_safe_name_strips_only_the_controls():
+    from iaa_frames.plot.style import safe_name, short_name
+
+    for ch in BIDI:
+        assert safe_name(f"ab{ch}cd") == "abcd"
+    assert safe_name("שלום") == "שלום"  # right-to-left letters are kept
+    assert short_name("\u202e" + "x" * 40) == short_name("x" * 40)
