@@ -83,7 +83,15 @@ from iaa_frames.frame.schema import ALL, validate
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int, checked_settings
 from iaa_frames.settings.validation import validate_params
 
-__all__ = ["COMPONENTS", "Plan", "first_batch", "halfwidth_curve", "plan", "thin_annotators"]
+__all__ = [
+    "COMPONENTS",
+    "HALFWIDTH_NA",
+    "Plan",
+    "first_batch",
+    "halfwidth_curve",
+    "plan",
+    "thin_annotators",
+]
 
 COMPONENTS = ("detection", "classification", "localization", "overall")
 
@@ -91,6 +99,10 @@ COMPONENTS = ("detection", "classification", "localization", "overall")
 #: it rests on too few (on 40-item pilots of the plan study, 3 and 6 such items gave
 #: realised / target 1.49 and 0.69; 10-13 gave 0.66-0.95).
 THIN_PILOT_ITEMS = 10
+
+#: What a plan's note says after the reason a component has no interval on the pilot
+#: (undefined there): its ``halfwidth_pilot`` is NaN.
+HALFWIDTH_NA = "halfwidth_pilot is n/a (no interval on the pilot)"
 
 #: Subsample sizes as fractions of the pilot.
 FRACTIONS = (0.25, 0.5, 0.75, 1.0)
@@ -143,6 +155,29 @@ class Plan:
     table: pd.DataFrame
     curve: pd.DataFrame
     params: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        """One line per component: the plan (and its interval) and the pilot's half-width,
+        "n/a" with the note's reason where the pilot has no interval or there is no plan."""
+        p, head = self.params, "<Plan"
+        if "target_halfwidth" in p:
+            head += f": ±{p['target_halfwidth']:g} with {p.get('annotators', '?')} annotators"
+            if p.get("label", ALL) != ALL:
+                head += f", class {p['label']!r}"
+        lines = [head]
+        for row in self.table.itertuples(index=False):
+            if pd.isna(row.n_items):
+                text = "no plan"
+            else:
+                text = f"{int(row.n_items):,} items"
+                if not (pd.isna(row.n_low) or pd.isna(row.n_high)):
+                    text += f" ({int(row.n_low):,}-{int(row.n_high):,})"
+            hw = float(row.halfwidth_pilot)
+            text += f", pilot half-width {hw:.3f}" if np.isfinite(hw) else ", pilot half-width n/a"
+            if row.note:
+                text += f": {row.note}"
+            lines.append(f"  {row.component}: {text}")
+        return "\n".join(lines) + ">"
 
 
 def thin_annotators(df: pd.DataFrame, annotators: int, seed: int):
@@ -393,15 +428,24 @@ def _plan(
         note = []
         if fewer:
             note.append(f"{fewer} pilot items had fewer than {annotators} annotators")
+        # why the component has no interval on the pilot ("": it has one): its
+        # halfwidth_pilot is then NaN, not the model's value (0.0 where the agreement is
+        # undefined on the pilot and constant on its resamples)
+        undefined = ""
         if comp == "classification" and len(corpus.labels) < 2:
-            note.append(
+            undefined = (
                 "the pilot has one class: there is no label to disagree on, and no pilot "
                 "size changes that"
             )
         elif engine_notes.get(comp):
+            undefined = f"the engine reports no {comp} on the pilot ({engine_notes[comp]})"
+        elif not np.isfinite(v):
+            undefined = "agreement undefined on the pilot's resamples"
+        if undefined:
+            note.append(f"{undefined}, so {HALFWIDTH_NA}")
+        if engine_notes.get(comp) and np.isfinite(need):
             note.append(
-                f"the engine reports no {comp} on the pilot ({engine_notes[comp]}); the "
-                f"plan extrapolates a statistic the pilot cannot support: a larger pilot"
+                "the plan extrapolates a statistic the pilot cannot support: a larger pilot"
             )
         if comp == "classification" and np.isfinite(v):
             k = _disagreement_items(cells, cell)
@@ -413,8 +457,6 @@ def _plan(
                 )
         if np.isfinite(hw).any() and np.nanmax(hw) == 0:
             note.append("the agreement never varies on the pilot's resamples: no plan")
-        elif not np.isfinite(v):
-            note.append("no interval on the pilot: agreement undefined on its resamples")
         rows.append(
             {
                 "component": comp,
@@ -422,7 +464,7 @@ def _plan(
                 "annotators": int(annotators),
                 "n_pilot": n,
                 "halfwidth_pilot": (
-                    float(_reported_halfwidth(v, kept, nu, n, n)) if np.isfinite(v) else np.nan
+                    np.nan if undefined else float(_reported_halfwidth(v, kept, nu, n, n))
                 ),
                 "target": float(target_halfwidth),
                 "n_items": need,

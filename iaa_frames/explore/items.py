@@ -34,6 +34,15 @@ ITEM_COLUMNS = {
     "n_unmatched": "objects no other annotator matched",
     "n_mislabeled": "clusters whose members carry different labels",
     "excess": "disagreement beyond the corpus's mean: n_pairs x (mean_distance - corpus mean)",
+    "note": "why sigma is NaN on the item (empty where it is defined)",
+}
+
+#: The component's within-item units, as a row's note names them.
+_UNITS = {
+    "localization": "matched pair",
+    "detection": "pairing of two annotators' annotations",
+    "overall": "pairing of two annotators' annotations",
+    "classification": "cluster of two or more matched objects",
 }
 
 #: Orders of :func:`items`.
@@ -116,6 +125,23 @@ def _classification(t: PairTables, n_items: int, code: int):
     return total, count, None, expected
 
 
+def _notes(component, label, n_annotators, count, chance_mean) -> np.ndarray:
+    """Per item, why its σ is NaN ("" where it is defined): no within-item unit (no
+    second annotator, or none of the component's units), else no chance distance to set
+    its mean against (as :func:`iaa_frames.pairwise`'s note says why a cell is n/a)."""
+    notes = np.full(len(count), "", dtype=object)
+    of_class = "" if label == ALL else f" of the class {label!r}"
+    unit = _UNITS[component] + of_class
+    if not np.isfinite(chance_mean):
+        notes[count > 0] = "no chance distance to compare the item with (chance mean n/a)"
+    elif not chance_mean:
+        notes[count > 0] = "no chance disagreement to compare the item with (chance mean 0)"
+    notes[(count == 0) & (n_annotators >= 2)] = f"no {unit} on the item (units 0)"
+    notes[n_annotators == 1] = "one annotator covered the item: nothing to compare (units 0)"
+    notes[n_annotators == 0] = "no annotator covered the item (units 0)"
+    return notes
+
+
 def _label_code(t: PairTables, label) -> int:
     if label == ALL:
         return -1
@@ -194,6 +220,7 @@ def _items(
             "n_unmatched": n_unmatched.astype(np.int64),
             "n_mislabeled": n_mislabeled.astype(np.int64),
             "excess": excess,
+            "note": _notes(component, label, n_annotators, count, chance_mean),
         }
     )
     key = -excess if sort == "excess" else sig
@@ -296,7 +323,11 @@ def items(
             clusters of at least two objects whose labels are not all equal;
         ``excess``
             ``n_pairs x (mean_distance - corpus mean)``: the disagreement the item carries
-            beyond an average item of the same size (negative: better than average).
+            beyond an average item of the same size (negative: better than average);
+        ``note``
+            why ``sigma`` is NaN on the item, empty where it is defined: no within-item
+            unit (one annotator covered it, or no unit of the component on it), or no
+            chance distance to compare with (as :func:`iaa_frames.pairwise`'s note).
 
         Sorted by ``sort`` (NaN last; ties by ``n_unmatched``, ``n_mislabeled``
         descending, then item name). ``attrs`` holds ``component``, ``label``,

@@ -69,6 +69,8 @@ INVALID_REASONS = {
     "non_string_annotator": "the annotator is neither a string nor an integer id",
     "reserved_annotator": f"the annotator {ALL!r} is reserved (it names every annotator; so "
     "are names that read as it: spaces around it, invisible marks, full-width letters)",
+    "blank_name": "the item or the annotator is blank (empty or only whitespace): it names "
+    "no item or annotator",
     "non_numeric_coordinates": "a box coordinate is not a number",
     "not_a_geometry": "geometry is not a shapely geometry",
     "not_polygonal": "geometry is not a Polygon or MultiPolygon, nor a LineString of 2 or "
@@ -629,6 +631,22 @@ def reads_as_all(values: pd.Series) -> np.ndarray:
     return (text.isin(hits) & values.notna()).to_numpy(dtype=bool)
 
 
+def is_blank(values: pd.Series) -> np.ndarray:
+    """True where a name is blank: ``""`` or only whitespace (``str.strip`` leaves nothing),
+    as the readers' builder refuses it (:class:`iaa_frames.io.builder.FrameBuilder`). The
+    distinct names are looked at, not the rows; missing values are not blank.
+
+    Examples
+    --------
+    >>> is_blank(pd.Series(["a", "", "  ", "\t\u3000", None, " a "]))
+    array([False,  True,  True,  True, False, False])
+    """
+    hits = [n for n in pd.unique(values) if isinstance(n, str) and not n.strip()]
+    if not hits:
+        return np.zeros(len(values), dtype=bool)
+    return (values.isin(hits) & values.notna()).to_numpy(dtype=bool)
+
+
 def _folded(name: str) -> str:
     """``name`` as :func:`reads_as_all` compares it."""
     if name == ALL or len(name) > 4 * MAX_NAME_CHARS:
@@ -648,6 +666,7 @@ def _reasons(df: pd.DataFrame):
     masks["missing_annotator"] = ann_missing
     masks["non_string_annotator"] = ~ann_missing & ~_string_mask(ann)
     masks["reserved_annotator"] = reads_as_all(ann) & ~ann_missing
+    masks["blank_name"] = is_blank(item) | is_blank(ann)
 
     if "x0" in df.columns:
         coords, non_numeric = zip(*(_numeric(df[c], kinds="bcmM") for c in BOX_COLUMNS))

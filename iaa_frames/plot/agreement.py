@@ -259,9 +259,9 @@ def forest(
             xlabel.set_verticalalignment("bottom")
         # the fixed label (or annotator) titles the legend: one artist at the top that
         # the layout makes room for (a suptitle and a legend there overlapped)
-        title = None
+        fixed, title = style.safe_name(frame.attrs["fixed"]), None
         if frame.attrs["fixed"] != ALL:
-            title = f"{frame.attrs['fixed_dim']} {frame.attrs['fixed']}: agreement by {what}"
+            title = f"{frame.attrs['fixed_dim']} {fixed}: agreement by {what}"
         fin = np.isfinite(frame["agreement"].to_numpy(dtype=float))
         has_ci = (np.isfinite(frame["ci_low"]) & np.isfinite(frame["ci_high"])).to_numpy()
         _legend(fig, bool(has_ci.any()), bool((fin & ~has_ci).any()), title=title)

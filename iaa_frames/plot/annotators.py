@@ -266,7 +266,7 @@ def annotators(
                 markeredgecolor="white",
                 markeredgewidth=0.4,
                 zorder=5,
-                label=name,
+                label=style.safe_name(name),
                 gid=f"profile:{name}",
             )
             bare = shown & ~ci  # a value without an interval: hollow, not a precise dot
@@ -312,7 +312,7 @@ def annotators(
         ax.set_ylabel(textwrap.fill(ylabel, 18) if short else ylabel)
         title = "annotator profiles"
         if label != ALL:
-            title += f" (label {label})"
+            title += f" (label {style.safe_name(label)})"
         ax.set_title(title)
         others_ = frame[frame["annotator"] != ALL]
         fin = np.isfinite(others_["agreement"].to_numpy(dtype=float))

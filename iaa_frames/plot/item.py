@@ -545,7 +545,11 @@ def item(
     against = [f"{len(view.annotators)} annotators: against {reference}"] if crowded else []
     set_fitted_title(
         ax,
-        [f"{item}  ({size})", *(summary.split(" · ") if summary else ["no conflicts"]), *against],
+        [
+            f"{style.safe_name(item)}  ({size})",
+            *(summary.split(" · ") if summary else ["no conflicts"]),
+            *against,
+        ],
         within="cell",
     )
     if legend:
@@ -748,6 +752,46 @@ def _resolve_image(images, name):
     raise ParameterError("images must be None, a mapping item -> image, or a callable")
 
 
+def _items_text(count: int) -> str:
+    """``"1 item"``, ``"3 items"``."""
+    return f"{count} item" + ("" if count == 1 else "s")
+
+
+def _no_worst_items(ranking: pd.DataFrame, component: str, width: float):
+    """The figure of :func:`worst_items` when no item carries more disagreement than the
+    corpus mean: one panel saying so, and why (no panel of an item that is not worse)."""
+    excess = ranking["excess"].to_numpy(dtype=float)
+    ranked = int(np.isfinite(excess).sum())
+    if ranked:
+        why = (
+            f"no item carries more {component} disagreement than the corpus mean: the "
+            f"excess (units × (item mean distance − corpus mean)) of each of the "
+            f"{_items_text(ranked)} with {component} units is at most 0"
+        )
+        if ranked < len(ranking):
+            why += f" ({_items_text(len(ranking) - ranked)} without units not ranked)"
+    else:
+        why = (
+            f"no item carries more {component} disagreement than the corpus mean: none of "
+            f"the {_items_text(len(ranking))} has within-item {component} units to rank"
+        )
+    fig, ax = style.subplots(figsize=(width, 1.6), layout="constrained")
+    ax.set_axis_off()
+    ax.text(
+        0.5,
+        0.5,
+        textwrap.fill(why, max(30, int(width * 13)), break_long_words=False),
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        fontsize="small",
+        color="0.2",
+        gid="note",
+    )
+    fig.suptitle(f"no worst items: none worse than the corpus mean ({component})", fontsize="small")
+    return fig
+
+
 def worst_items(
     data,
     *,
@@ -773,6 +817,10 @@ def worst_items(
     corpus mean), so that a big item of middling agreement can come before a tiny item of
     low agreement). Each panel's title gives the item, its rank value and its item σ; one
     legend serves the grid.
+
+    Only items worse than the corpus mean (positive excess) are drawn: when fewer than
+    ``n`` are, the figure's title says how many of the items are, and that ``n`` were asked
+    for; when none is, the figure is one panel saying so and why (no item drawn).
 
     Parameters
     ----------
@@ -811,20 +859,44 @@ def worst_items(
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ParameterError(f"{name} must be a positive integer; got {value!r}")
     t = tables_of(data, **engine_kwargs(locals()))
-    ranking = item_ranking(t, component=component, top=n)
-    names = list(ranking["item"])
-    if not names:
+    ranking_all = item_ranking(t, component=component)
+    if not len(ranking_all):
         raise ParameterError("the corpus has no items")
+    # only the items worse than the corpus mean (positive excess; NaN: no unit) are "worst"
+    worse = ranking_all[ranking_all["excess"].to_numpy(dtype=float) > 0]
+    if not len(worse):
+        return _no_worst_items(ranking_all, component, fig_width)
+    ranking = worse.head(n)
+    names = list(ranking["item"])
     ncols = min(ncols, len(names))
     nrows = -(-len(names) // ncols)
     panel_width = fig_width / ncols
+    chars = max(30, int(panel_width * ncols * 13))
+    title = "\n".join(
+        textwrap.fill(line, chars)
+        for line in (
+            f"the {_items_text(len(names))} that carry the most {component} disagreement",
+            "ranked by excess = units × (item mean distance − corpus mean)",
+        )
+    )
+    if len(names) < n:  # fewer items worse than the corpus mean than asked for: say so
+        title += "\n" + textwrap.fill(
+            f"only {len(names)} of the {_items_text(len(ranking_all))} carry more disagreement "
+            f"than the corpus mean (excess > 0); {n} asked for",
+            chars,
+        )
     colors = style.annotator_colors(t.corpus.annotators)
     fig, axes = style.subplots(
         nrows,
         ncols,
         squeeze=False,
         layout="constrained",
-        figsize=(panel_width * ncols, panel_width * 0.95 * nrows + 0.9),
+        # the title's lines beyond two (a narrow figure's, the shortfall's) above the
+        # panels, not out of their room (a row of panels at 3 in shrank to 0.2 in)
+        figsize=(
+            panel_width * ncols,
+            panel_width * 0.95 * nrows + 0.9 + 0.17 * max(0, title.count("\n") - 1),
+        ),
     )
     kinds = set()
     marked = False  # some panel draws markers (points, joints, line ends)
@@ -843,7 +915,10 @@ def worst_items(
         # panel's width again by _place_tags once the layout is final)
         set_fitted_title(
             ax,
-            [f"{name}", f"excess {style.fmt(row.excess)} · item σ {style.fmt(row.sigma)}"]
+            [
+                style.safe_name(name),
+                f"excess {style.fmt(row.excess)} · item σ {style.fmt(row.sigma)}",
+            ]
             + fitted_title_parts(ax)[1:],
             head=2,
             fontsize="x-small",
@@ -899,12 +974,6 @@ def worst_items(
         ncols=columns,
         fontsize="x-small",
         frameon=False,
-    )
-    chars = max(30, int(panel_width * ncols * 13))
-    title = (
-        textwrap.fill(f"the {len(names)} items that carry the most {component} disagreement", chars)
-        + "\n"
-        + textwrap.fill("ranked by excess = units × (item mean distance − corpus mean)", chars)
     )
     fig.suptitle(title, fontsize="small")
     _place_tags(fig, grid=title)  # the figure's title says how many tags were left out

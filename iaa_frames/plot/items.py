@@ -82,7 +82,7 @@ def _items(
         ax.barh(y, np.nan_to_num(sig), color=colors, height=0.7, gid="item_bar")
         style.chance_line(ax)
         style.na_marks(ax, y[~np.isfinite(sig)], at=0.02)
-        ax.set_yticks(y, [str(i) for i in shown["item"]])
+        ax.set_yticks(y, [style.safe_name(i) for i in shown["item"]])
         ax.set_ylim(len(shown) - 0.5, -0.5)
         finite = sig[np.isfinite(sig)]
         left = min(0.0, float(finite.min())) if finite.size else 0.0

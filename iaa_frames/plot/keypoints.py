@@ -192,7 +192,7 @@ def keypoints(
             ax.plot(
                 v[ok], y[ok], linestyle="none", marker=markers.get(name, "o"), color=color,
                 markersize=3.8, markeredgecolor="white", markeredgewidth=0.4, zorder=5,
-                label=name, gid=f"estimate:{name}",
+                label=style.safe_name(name), gid=f"estimate:{name}",
             )  # fmt: skip
         # one "n/a" per joint with a value missing, right of the axes (the note says whose
         # and why)
@@ -202,7 +202,7 @@ def keypoints(
                 1.01, yy, "n/a", transform=ax.get_yaxis_transform(), ha="left", va="center",
                 fontsize=6, color=style.grey(), gid="undefined", clip_on=False,
             )  # fmt: skip
-        ax.set_yticks(y0, joints)
+        ax.set_yticks(y0, [style.safe_name(j) for j in joints])
         ax.set_ylim(len(joints) - 0.5, -0.5)  # the skeleton's order, top to bottom
         numbers = frame[["value", "ci_low", "ci_high"]].to_numpy(dtype=float)
         numbers = numbers[np.isfinite(numbers)]

@@ -38,6 +38,9 @@ def plan(result, *, width: float | None = None, ax=None):
     -------
     matplotlib.axes.Axes
         Fitted lines have ``gid="fit:<component>"``, points ``gid="resampled:<component>"``.
+        A component without a plan (not drawn) or without an interval on the pilot
+        (``halfwidth_pilot`` n/a) is named in the note under the Axes (``gid="note"``) with
+        the table's note, why.
 
     Examples
     --------
@@ -55,8 +58,10 @@ def plan(result, *, width: float | None = None, ax=None):
     w = style.figure_width(width, style.WIDTH)
     target = float(result.params["target_halfwidth"])
     rows = table[np.isfinite(table["c"].to_numpy(dtype=float))]
+    note = _undefined_note(table, set(rows["component"]))
     with style.theme():
-        ax = style.new_axes(ax, (w, 2.8))
+        # a figure of its own grows by its note (else the note took the panel's room)
+        ax = style.new_axes(ax, (w, 2.8 + style.note_height(note, w)))
         top = max([float(rows["n_items"].max()) if len(rows) else 1.0] + [float(curve["m"].max())])
         m = np.geomspace(max(2.0, float(curve["m"].min()) / 2), top * 1.5, 200)
         for k, (_, row) in enumerate(rows.iterrows()):
@@ -99,7 +104,18 @@ def plan(result, *, width: float | None = None, ax=None):
         ax.set_xlabel("items annotated")
         ax.set_ylabel("half-width of the 95 % interval")
         style.legend_below(ax, min_width=1.4, handlelength=1.6, columnspacing=1.0)
-        skipped = sorted(set(table["component"]) - set(rows["component"]))
-        if skipped:
-            style.note(ax, "no plan: " + ", ".join(skipped) + " (see the table's note)")
+        style.note(ax, note)
     return ax
+
+
+def _undefined_note(table: pd.DataFrame, drawn: set) -> str:
+    """The figure's note: each component without a plan (not drawn), or without an
+    interval on the pilot (its ``halfwidth_pilot`` n/a), with the table's note (why)."""
+    lines = []
+    for row in table.itertuples(index=False):
+        na = not np.isfinite(float(row.halfwidth_pilot))
+        if row.component in drawn and not na:
+            continue
+        head = "no plan" if row.component not in drawn else "pilot half-width n/a"
+        lines.append(f"{row.component}: {head}" + (f": {row.note}" if row.note else ""))
+    return "\n".join(lines)

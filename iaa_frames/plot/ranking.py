@@ -170,7 +170,7 @@ def ranking(
     ax.scatter(
         est, y, s=34, color=color, zorder=4, gid="estimate", label="quality (partner-corrected)"
     )
-    ax.set_yticks(y, frame["annotator"].astype(str).tolist())
+    ax.set_yticks(y, [style.safe_name(a) for a in frame["annotator"]])
     n_high = int((frame["block"] == "highest").sum())
     if 0 < n_high < n:  # the two ends of a crowd apart
         ax.axhline(y[n_high - 1] - 0.5, color="0.35", linestyle=":", linewidth=0.9, zorder=0,

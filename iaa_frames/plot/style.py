@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import unicodedata
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -55,6 +56,7 @@ __all__ = [
     "fmt_p",
     "grey",
     "hidden_note",
+    "safe_name",
     "short_name",
     "legend_below",
     "legend_columns",
@@ -283,11 +285,36 @@ def long_name(obj, default: str) -> str:
 NAME_CHARS = 32
 
 
+#: Bidirectional classes of the explicit embedding, override and isolate controls
+#: (U+202A-U+202E, U+2066-U+2069): in a figure's text (an SVG ``<text>`` the browser lays
+#: out) one of them in a name reorders the rest of the tick label, title or legend entry.
+_BIDI_CONTROLS = frozenset({"LRE", "RLE", "PDF", "LRO", "RLO", "LRI", "RLI", "FSI", "PDI"})
+
+
+def safe_name(name) -> str:
+    """``name`` as a figure may write it whole: without the bidirectional embedding,
+    override and isolate controls (U+202A-U+202E, U+2066-U+2069), so that a name cannot
+    reverse or reorder the text drawn after it (a right-to-left override in a class name
+    wrote the rest of its tick label backwards in the report's SVG). Right-to-left
+    letters are kept; tables and files keep the name as given.
+
+    Examples
+    --------
+    >>> safe_name("car"), safe_name("evil\u202egnp.exe"), safe_name("\u2067שלום\u2069")
+    ('car', 'evilgnp.exe', 'שלום')
+    """
+    text = str(name)
+    if not any(unicodedata.bidirectional(ch) in _BIDI_CONTROLS for ch in text):
+        return text
+    return "".join(ch for ch in text if unicodedata.bidirectional(ch) not in _BIDI_CONTROLS)
+
+
 def short_name(name, limit: int = NAME_CHARS) -> str:
     """``name`` as a figure writes it: at most ``limit`` columns (:func:`columns`: an East
     Asian wide character takes two), a longer name cut in the middle at an ellipsis (its
     start and end kept: names that differ at their end, as ``..._left`` and ``..._right``,
-    stay apart). Tables and files keep the full name.
+    stay apart), without bidirectional controls (:func:`safe_name`). Tables and files
+    keep the full name.
 
     Examples
     --------
@@ -295,8 +322,10 @@ def short_name(name, limit: int = NAME_CHARS) -> str:
     ('car', 'xxxxxxxxxxxxxxxxxxxxx…xxxxxx_end')
     >>> short_name("中文类别名称非常长的一个类别", 12)
     '中文类…类别'
+    >>> short_name("\u202ecar")
+    'car'
     """
-    text = str(name)
+    text = safe_name(name)
     if columns(text) <= limit:
         return text
     tail = limit // 3
@@ -500,6 +529,7 @@ def note(target, text: str, *, below=None, reserve: float = 0.0, width: float | 
     """
     if not text:
         return None
+    text = safe_name(text)  # the names a note quotes keep the text after them in place
     fig = target.figure if hasattr(target, "transAxes") else target
     # under an Axes the note starts at the Axes' left edge, right of the tick labels
     if width is None and hasattr(target, "transAxes") and not isinstance(fig, ShownOnce):

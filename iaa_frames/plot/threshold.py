@@ -210,7 +210,11 @@ def threshold_curve(
         ax.grid(axis="both", color="0.92")
         ax.set_xlabel(style.long_name(result["threshold"], "match threshold τ"))
         ax.set_ylabel(style.long_name(result["agreement"], "agreement"))
-        where = [f"{d} {v}" for d, v in (("label", label), ("annotator", annotator)) if v != ALL]
+        where = [
+            f"{d} {style.safe_name(v)}"
+            for d, v in (("label", label), ("annotator", annotator))
+            if v != ALL
+        ]
         ax.set_title(
             "agreement against the match threshold" + (f" ({', '.join(where)})" if where else "")
         )

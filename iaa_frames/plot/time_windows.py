@@ -168,7 +168,11 @@ def over_time(
         ax.grid(axis="y", color="0.92")
         ax.set_xlabel("window (of each item's last annotation)")
         ax.set_ylabel("agreement" if narrow else style.long_name(result["agreement"], "agreement"))
-        where = [f"{d} {v}" for d, v in (("label", label), ("annotator", annotator)) if v != ALL]
+        where = [
+            f"{d} {style.safe_name(v)}"
+            for d, v in (("label", label), ("annotator", annotator))
+            if v != ALL
+        ]
         ax.set_title("agreement over time" + (f" ({', '.join(where)})" if where else ""))
         legend = style.legend_below(ax, min_width=1.15, handlelength=1.6, columnspacing=1.0)
         flagged = [c for c in comps if frame.loc[frame["component"] == c, "recalibrate"].iloc[0]]

@@ -1,0 +1,67 @@
+"""Defects noticed by a review and fixed in round 7: validate refuses blank item and
+annotator names (as the readers' builder does), with their own reason."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import iaa_frames as iaf
+from iaa_frames.errors import DroppedRowsWarning, InvalidAnnotationError
+from iaa_frames.frame.schema import INVALID_REASONS
+
+
+def _frame(items, annotators, labels=None):
+    n = len(items)
+    return pd.DataFrame(
+        {
+            "item": items,
+            "annotator": annotators,
+            "label": labels or ["cat"] * n,
+            "x0": [0.0] * n,
+            "y0": [0.0] * n,
+            "x1": [2.0] * n,
+            "y1": [2.0] * n,
+        }
+    )
+
+
+BLANK = ["", " ", "\t", "\u3000 \n"]
+
+
+def test_blank_names_are_invalid_rows_with_their_own_reason():
+    assert "blank_name" in INVALID_REASONS
+    df = _frame(
+        ["a", *BLANK, "b", "b", "b", "b"],
+        ["x", "x", "x", "x", "x", *BLANK],
+    )
+    res = iaf.check(df)
+    assert res.counts == {"blank_name": 8}
+    assert res.frame["item"].tolist() == ["a"]
+    assert res.dropped.index.tolist() == list(range(1, 9))
+    assert (res.dropped["reason"] == "blank_name").all()
+    with pytest.raises(InvalidAnnotationError, match=r"blank_name: 8") as err:
+        iaf.validate(df)
+    assert INVALID_REASONS["blank_name"] in str(err.value)
+    with pytest.warns(DroppedRowsWarning) as caught:
+        out = iaf.validate(df, on_invalid="drop")
+    assert out["item"].tolist() == ["a"]
+    assert caught[0].message.counts == {"blank_name": 8}
+    assert out.attrs["iaa_dropped"] == {"blank_name": 8}
+
+
+def test_a_blank_coverage_row_is_invalid_too_and_names_around_spaces_are_kept():
+    df = pd.DataFrame(
+        {"item": ["", "a", " a "], "annotator": ["x", " ", "y "], "label": None, "geometry": None}
+    )
+    res = iaf.check(df)
+    assert res.counts == {"blank_name": 2}
+    assert res.frame["item"].tolist() == [" a "]  # spaces around a name: still a name
+    assert res.frame["annotator"].tolist() == ["y "]
+
+
+def test_blank_labels_are_kept_as_before():
+    # labels are not checked for blanks (a whitespace label is a class of its own)
+    res = iaf.check(_frame(["a", "a"], ["x", "y"], labels=[" ", "cat"]))
+    assert res.counts == {}
+    assert res.frame["label"].tolist() == [" ", "cat"]
