@@ -788,7 +788,7 @@ def _no_worst_items(ranking: pd.DataFrame, component: str, width: float):
         color="0.2",
         gid="note",
     )
-    fig.suptitle(f"no worst items: none worse than the corpus mean ({component})", fontsize="small")
+    fig.suptitle(f"no worst items ({component})", fontsize="small")
     return fig
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogFormatter, LogLocator, NullFormatter
 
 from iaa_frames.errors import ParameterError
 
@@ -98,6 +98,9 @@ def plan(result, *, width: float | None = None, ax=None):
         ax.set_yscale("log")
         plain = FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}")
         ax.xaxis.set_major_formatter(plain)
+        # less than a decade of items labels the minor ticks: plain numbers there too
+        # (matplotlib's default writes 2 x 10^0), on the ticks its formatter picks
+        ax.xaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.5)))
         ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
         ax.yaxis.set_major_formatter(plain)
         ax.yaxis.set_minor_formatter(NullFormatter())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from matplotlib.text import Text
 
 import iaa_frames as iaf
 from iaa_frames.plot.item import worst_items
@@ -60,10 +61,16 @@ def test_worst_items_with_no_item_worse_than_the_mean_says_why():
     assert "no item carries more localization disagreement than the corpus mean" in " ".join(
         notes[0].split()
     )
-    assert "none worse than the corpus mean" in fig.get_suptitle()
+    assert fig.get_suptitle() == "no worst items (localization)"
+    # the title fits the figure at its narrowest width (it was cut at 3.5 in)
+    fig = worst_items(t, n=3, width=3.5)
+    fig.canvas.draw()
+    (title,) = [x for x in fig.findobj(Text) if x.get_text() == fig.get_suptitle()]
+    box = title.get_window_extent()
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width
     # the accessor draws the same
     fig = pd.concat([df, twin], ignore_index=True).iaa.plot.worst_items(n=3, n_chance=50)
-    assert "none worse than the corpus mean" in fig.get_suptitle()
+    assert fig.get_suptitle() == "no worst items (localization)"
 
 
 def test_the_plan_figure_names_an_undefined_component_and_why():
@@ -166,3 +173,17 @@ def test_safe_name_strips_only_the_controls():
         assert safe_name(f"ab{ch}cd") == "abcd"
     assert safe_name("שלום") == "שלום"  # right-to-left letters are kept
     assert short_name("\u202e" + "x" * 40) == short_name("x" * 40)
+
+
+def test_the_plan_figure_labels_items_as_plain_numbers():
+    """A pilot of 8 items spans less than a decade: matplotlib labelled the minor ticks
+    of the log axis '2 x 10^0'; they read as plain numbers."""
+    plan = iaf.plan(iaf.simulate(n_items=8, seed=1))
+    ax = iaf.plot.plan(plan, width=3.5)
+    fig = getattr(ax, "figure", ax)
+    fig.canvas.draw()
+    axes = fig.axes[0]
+    labels = [t.get_text() for t in axes.get_xticklabels(minor=True) if t.get_text()]
+    labels += [t.get_text() for t in axes.get_xticklabels() if t.get_text()]
+    assert labels and not any("times" in x or "^" in x for x in labels), labels
+    assert {"2", "4", "10"} <= set(labels)
