@@ -72,21 +72,38 @@ class RingEdges:
         """
         geoms = np.empty(len(geometries), dtype=object)
         geoms[:] = list(geometries)
+        n = len(geoms)
         kind = shapely.get_type_id(geoms)
-        surface = (kind == 3) | (kind == 6)  # polygons, multipolygons
-        geoms[~surface] = None
-        geoms[surface] = shapely.orient_polygons(geoms[surface])
-        parts, part_of = shapely.get_parts(geoms, return_index=True)
-        rings, ring_of = shapely.get_rings(parts, return_index=True)
-        xy, vertex_ring = shapely.get_coordinates(rings, return_index=True)
-        same = vertex_ring[1:] == vertex_ring[:-1]  # consecutive vertices of one ring
-        owner = part_of[ring_of[vertex_ring[:-1][same]]]
-        start, end = xy[:-1][same], xy[1:][same]
-        offset = np.zeros(len(geoms) + 1, np.int64)
-        np.cumsum(np.bincount(owner, minlength=len(geoms)), out=offset[1:])
-        return cls(
-            start[:, 0].copy(), start[:, 1].copy(), end[:, 0].copy(), end[:, 1].copy(), offset
+        surface = np.flatnonzero((kind == 3) | (kind == 6))  # polygons, multipolygons
+        offset = np.zeros(n + 1, np.int64)
+        if not len(surface):
+            return cls(*(np.zeros(0) for _ in range(4)), offset)
+        # the coordinates and their offsets as arrays (no geometry object per part or
+        # ring: LVIS, 3,521 shapes, 29 ms against 19 ms, and about 11,000 fewer objects
+        # for Python's collector to count towards a full collection)
+        _, xy, offsets = shapely.to_ragged_array(geoms[surface])
+        ring_off, part_off = offsets[0].astype(np.int64), offsets[1].astype(np.int64)
+        geom_off = offsets[2].astype(np.int64) if len(offsets) == 3 else np.arange(len(part_off))
+        per_ring = np.maximum(np.diff(ring_off) - 1, 0)  # a closed ring's edges
+        ring = np.repeat(np.arange(len(per_ring)), per_ring)
+        j = np.arange(len(ring)) - (np.cumsum(per_ring) - per_ring)[ring]  # edge in ring
+        s, e = ring_off[:-1][ring] + j, ring_off[1:][ring]
+        x, y = xy[:, 0], xy[:, 1]
+        # oriented as shapely.orient_polygons orients them: exteriors (a part's first
+        # ring) counter-clockwise, holes clockwise; a ring turned the other way is read
+        # backwards (the same edges, in the same order, as that of the reversed ring)
+        twice = np.bincount(
+            ring, weights=x[s] * y[s + 1] - x[s + 1] * y[s], minlength=len(per_ring)
         )
+        exterior = np.zeros(len(per_ring), dtype=bool)
+        exterior[part_off[:-1][np.diff(part_off) > 0]] = True
+        flip = np.where(exterior, twice < 0, twice > 0)[ring]
+        start, end = np.where(flip, e - 1 - j, s), np.where(flip, e - 2 - j, s + 1)
+        part_of_ring = np.repeat(np.arange(len(part_off) - 1), np.diff(part_off))
+        geom_of_part = np.repeat(np.arange(len(geom_off) - 1), np.diff(geom_off))
+        owner = surface[geom_of_part[part_of_ring[ring]]]
+        np.cumsum(np.bincount(owner, minlength=n), out=offset[1:])
+        return cls(x[start], y[start], x[end], y[end], offset)
 
 
 def _shoelace_of_clamped_edges(x0, y0, x1, y1, rect):

@@ -106,3 +106,55 @@ def test_chunks_give_the_same_values(monkeypatch):
     whole = clipped_areas(edges, shape, rect)
     monkeypatch.setattr("iaa_frames.geometry.clip.CHUNK_EDGES", 37)
     np.testing.assert_array_equal(clipped_areas(edges, shape, rect), whole)
+
+
+def _edges_of_oriented_rings(geometries):
+    """The reference: every ring of every part of ``shapely.orient_polygons`` of the
+    shapes, its consecutive vertices (what ``RingEdges`` held before it read the
+    coordinates as arrays)."""
+    geoms = np.empty(len(geometries), dtype=object)
+    geoms[:] = list(geometries)
+    kind = shapely.get_type_id(geoms)
+    surface = (kind == 3) | (kind == 6)
+    geoms[~surface] = None
+    geoms[surface] = shapely.orient_polygons(geoms[surface])
+    parts, part_of = shapely.get_parts(geoms, return_index=True)
+    rings, ring_of = shapely.get_rings(parts, return_index=True)
+    xy, vertex_ring = shapely.get_coordinates(rings, return_index=True)
+    same = vertex_ring[1:] == vertex_ring[:-1]
+    owner = part_of[ring_of[vertex_ring[:-1][same]]]
+    start, end = xy[:-1][same], xy[1:][same]
+    offset = np.zeros(len(geoms) + 1, np.int64)
+    np.cumsum(np.bincount(owner, minlength=len(geoms)), out=offset[1:])
+    return start[:, 0], start[:, 1], end[:, 0], end[:, 1], offset
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_edges_are_those_of_shapelys_oriented_rings_bit_for_bit(seed):
+    """Rings of either turn, holes, multipolygons, empty shapes, None and lines: the same
+    edges in the same order as the rings ``shapely.orient_polygons`` gives (exteriors
+    counter-clockwise, holes clockwise), bit for bit."""
+    rng = np.random.default_rng(seed)
+    shapes = []
+    for _ in range(int(rng.integers(1, 8))):
+        centre, radius = rng.uniform(0, 100, 2), rng.uniform(1, 20)
+        angle = np.sort(rng.uniform(0, 2 * np.pi, int(rng.integers(3, 12))))
+        if rng.random() < 0.5:
+            angle = angle[::-1]  # clockwise
+        ring = centre + radius * np.c_[np.cos(angle), np.sin(angle)]
+        hole = centre + 0.3 * radius * np.c_[np.cos(angle[:3]), np.sin(angle[:3])]
+        shape = shapely.Polygon(ring, [hole] if rng.random() < 0.4 else None)
+        shapes.append(shapely.make_valid(shape))
+    polygons = [s for s in shapes if s.geom_type == "Polygon"]
+    if len(polygons) >= 2:
+        shapes.append(shapely.MultiPolygon(polygons[:2]))
+    shapes += [None, shapely.Polygon(), shapely.LineString([(0, 0), (1, 1)])][
+        : int(rng.integers(0, 4))
+    ]
+    order = rng.permutation(len(shapes))
+    shapes = [shapes[i] for i in order]
+    got = RingEdges.from_geometries(shapes)
+    want = _edges_of_oriented_rings(shapes)
+    for a, b in zip((got.x0, got.y0, got.x1, got.y1, got.offset), want, strict=True):
+        np.testing.assert_array_equal(a, b)
