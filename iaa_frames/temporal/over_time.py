@@ -67,13 +67,25 @@ from .frames import ColumnName
 from .window_result import dataset, flags, window_values, with_others
 from .windows import SubsetCells, replicate_blocks
 
-__all__ = ["MAX_CONTRASTED", "MAX_WINDOWS", "agreement_over_time", "item_windows", "window_starts"]
+__all__ = [
+    "MAX_CONTRASTED",
+    "MAX_WINDOWS",
+    "ONE_GROUP_NOTE",
+    "agreement_over_time",
+    "item_windows",
+    "window_starts",
+]
 
 #: Most annotators whose cells are contrasted with the other annotators' pairs among
 #: themselves (one more set of cells per annotator and window); with more, an annotator
 #: is flagged on its own cell's drop, as with two.
 MAX_CONTRASTED = 12
 
+#: The note of a window's cells whose items are all of one group (``group`` column).
+ONE_GROUP_NOTE = (
+    "interval not reported: the window's items are all of one group (groups are "
+    "resampled whole; widen freq)"
+)
 #: Most windows kept: every window's cells are one pass over the corpus's pairs and its
 #: intervals a set of replicates, so the work grows with windows x items (a numeric time
 #: with ``freq`` below its spacing and ``min_items=1``: one window per item, the square
@@ -334,6 +346,9 @@ def _over_time(tables, windows: pd.Series, kept: pd.Index, n_boot: int, seed: in
                 level=CI_LEVEL,
                 cell_items=np.minimum(own["n_items"], n_clusters),
             )
+            if n_clusters < 2:  # the bootstrap draws the window's one group every time
+                shown = (own["note"] == "") & (own["interval_note"] == "")
+                own["interval_note"] = np.where(shown, ONE_GROUP_NOTE, own["interval_note"])
     series = {j: with_others(est, reps, j, layout, without) for j in masks}
     values = window_values(series, n_windows, n_boot)
     values |= flags(series, n_windows, n_boot)

@@ -73,3 +73,30 @@ def test_window_intervals_are_bca_with_the_width_correction():
     value, low, high = (cell[v].values for v in ("agreement", "ci_low", "ci_high"))
     assert np.isfinite(low).all() and (low <= value).all() and (value <= high).all()
     assert (high <= 1).all() and (high - low > 0)[value < 1].all()
+
+
+def test_a_window_of_one_group_says_why_it_has_no_interval():
+    """Groups are resampled whole: a window whose items are all of one group (a video)
+    has no interval, and every defined cell says why (it had NaN bounds with no note for
+    localization, and detection's bounds from the chance side alone)."""
+    from iaa_frames.temporal.over_time import ONE_GROUP_NOTE
+
+    df = iaf.simulate_drift(n_items=60, freq="1h", seed=0)
+    items = sorted(df["item"].unique())
+    df["group"] = df["item"].map({it: f"g{i // 10}" for i, it in enumerate(items)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = iaf.agreement_over_time(df, freq="5h", n_chance=200, n_boot=30, seed=1)
+    defined = np.isfinite(res["agreement"].values)
+    assert defined.any()
+    assert np.isnan(res["ci_low"].values[defined]).all()
+    notes = res["note"].values[defined]
+    assert all(note.startswith("interval not reported: ") for note in notes)
+    assert (notes == ONE_GROUP_NOTE).sum() > notes.size / 2  # others: fewer than 4 items
+    # windows of two groups and more keep their intervals
+    df["group"] = df["item"].map({it: f"g{i % 3}" for i, it in enumerate(items)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = iaf.agreement_over_time(df, freq="5h", n_chance=200, n_boot=30, seed=1)
+    cell = res.sel(component="detection", label="(all)", annotator="(all)")
+    assert np.isfinite(cell["ci_low"].values).all()
