@@ -28,6 +28,10 @@ __all__ = ["consensus_section", "how_many_section"]
 LOW_MARGIN = 0.5
 _TARGETS = (0.05, 0.02)
 
+#: The start of a cell's note that says its interval is not reported (already said by
+#: "no interval: ").
+_NOT_REPORTED = "interval not reported: "
+
 
 def _probability(p: float) -> str:
     """``p`` with two decimals, or two significant digits when that would write a positive
@@ -211,7 +215,7 @@ def how_many_section(tables, result, *, top: int = 5) -> str:
         why = (
             "no interval: n_boot=0 (no bootstrap)"
             if n_boot == 0
-            else (f"no interval: {note}" if note else "no interval")
+            else (f"no interval: {note.removeprefix(_NOT_REPORTED)}" if note else "no interval")
         )
         for col in table.columns:
             if col != "items now":

@@ -158,3 +158,13 @@ def test_the_section_names_the_box_fusion_the_consensus_used():
     text = consensus_section(df, iaf.pair_tables(df, n_chance=50))
     assert "estimated bias of every edge removed" in text
     assert "Boxes are the weighted mean" not in text
+
+
+def test_how_many_on_few_items_says_no_interval_once():
+    """A cell on fewer than 4 items: "no interval: rests on 3 items (fewer than 4)", not
+    "no interval: interval not reported: rests on ..."."""
+    df = iaf.simulate(n_items=3, seed=0)
+    t = iaf.pair_tables(df, n_chance=300)
+    text = how_many_section(t, iaf.agreement_from_tables(t, n_boot=30, progress=False))
+    assert "no interval: rests on 3 items (fewer than 4)" in text
+    assert "no interval: interval not reported" not in text
