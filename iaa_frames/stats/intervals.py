@@ -1002,7 +1002,11 @@ def widen_rare_disagreements(
     holding a disagreement, the Clopper-Pearson interval ``[p_L, p_U]`` of their share
     gives ``D`` in ``c k [p_L, p_U]`` (at most ``N``), ``c`` the disagreement of an event
     item: the larger of ``D / x`` and the mean disagreement of a pair of items with a
-    chance disagreement (that alone where ``x = 0``). The cell's interval is the
+    chance disagreement (that alone where ``x = 0``); a cell on a borrowed chance rate (a
+    class on the pooled rate, with no chance disagreement of its own) takes ``N E / k``,
+    what an item that disagrees as chance does brings, so that with no item disagreeing
+    its low end is ``1 - p_U`` (0.40 on 4 items, 0.48 on 5; such cells of the real LVIS
+    double annotations read 1.00 [1.00, 1.00] before). The cell's interval is the
     smallest one holding both the bootstrap's and ``[1 - D_high / (N E), 1 - D_low / (N
     E)]``. Where no item holds a disagreement the low end is below 0 exactly when ``N E``
     is below about ``-log((1 - level) / 2) = 3.7`` (the rule of three at 97.5 %) times the
@@ -1041,6 +1045,16 @@ def widen_rare_disagreements(
     k = np.asarray(cell_items, dtype=np.float64)
     n = np.asarray(units, dtype=np.float64)
     scale = n * np.asarray(expected, dtype=np.float64)  # the disagreements chance expects
+    # a cell whose chance rate is borrowed (a class with too few chance pairs of its own,
+    # on the pooled rate) has no chance disagreement of its own to credit an event item
+    # with: an item that disagrees as chance does brings N E / k
+    with np.errstate(invalid="ignore", divide="ignore"):
+        borrowed = np.where(k > 0, scale / k, np.nan)
+    events = events | {
+        "chance_credit": np.where(
+            np.isfinite(events["chance_credit"]), events["chance_credit"], borrowed
+        )
+    }
     event_low, event_high = _event_credit(events, k, level)
     with np.errstate(invalid="ignore", divide="ignore"):
         b_high = 1.0 - event_low / scale
