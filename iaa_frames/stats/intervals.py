@@ -858,7 +858,10 @@ def widen_rare_events(
         :func:`event_items` reads them.
     cells : mapping
         ``"expected"`` (every cell's chance mean) and ``"n_items"`` (the items its
-        within units come from), arrays of shape (n_components, n_cells).
+        within units come from), arrays of shape (n_components, n_cells); optional
+        ``"unit_credit"``, per component its corpus's mean distance of a within unit in
+        the items that hold a disagreement
+        (:func:`iaa_frames.core.engine.credit.unit_credits`).
     components : sequence of str
         The names of the rows of ``low`` and ``high``.
     widen : sequence of str
@@ -910,36 +913,64 @@ def widen_rare_events(
                 extra = {} if clusters is None else {"clusters": clusters}
                 low[c], high[c] = own(low[c], high[c], cells["n_items"][c], level=level, **extra)
             continue
-        finite = np.isfinite(low[c]) & np.isfinite(high[c])
-        if name == "overall" and "detection" in parts:  # its events: detection's matches
-            matches = seen.get("detection")
-            if matches is None:
-                matches = event_items(
-                    parts["detection"].within,
-                    parts["detection"].between,
-                    n_cells=n_cells,
-                    clusters=clusters,
-                )
-            cols = np.flatnonzero((_event_count(matches) < MIN_EVENT_ITEMS) & finite)
-            if not cols.size:
-                continue
-            ev = matched_set_events(
-                parts[name], parts["detection"], n_cells=n_cells, cells=cols, clusters=clusters
+        if name in MATCH_EVENTS:
+            low[c], high[c] = _widen_rare_matches(
+                low[c], high[c], name, parts, cells, c, seen, level=level, clusters=clusters
             )
-        else:
-            ev = event_items(
-                parts[name].within, parts[name].between, n_cells=n_cells, clusters=clusters
-            )
-        seen[name] = ev
-        few = (_event_count(ev) < MIN_EVENT_ITEMS) & finite
-        if not few.any():
-            continue
-        b_low, b_high = rare_event_bounds(
-            ev, cells["expected"][c], cells["n_items"][c], level=level
+        # few items with any disagreement (annotators who agree exactly): as
+        # classification's rule, an event item credited with ``cells["unit_credit"]``
+        # (the corpus's mean distance of a unit in its items that disagree, per
+        # component) per unit, not as a chance pair; without it, as chance per item
+        part = parts[name]
+        ev = disagreement_events(part.within, part.between, n_cells=n_cells, clusters=clusters)
+        units = np.asarray(part.within.matrix[:, :n_cells].sum(axis=0), dtype=float).ravel()
+        credit = (cells.get("unit_credit") or {}).get(name, np.nan)
+        low[c], high[c] = widen_rare_disagreements(
+            low[c],
+            high[c],
+            ev,
+            units,
+            cells["expected"][c],
+            cells["n_items"][c],
+            level=level,
+            unit_credit=np.float64(credit),
         )
-        low[c] = np.where(few, np.fmin(low[c], b_low), low[c])
-        high[c] = np.where(few, np.fmax(high[c], b_high), high[c])
     return low, high
+
+
+#: The components whose events are matches (:func:`widen_rare_events`).
+MATCH_EVENTS = ("detection", "overall")
+
+
+def _widen_rare_matches(low, high, name, parts, cells, c, seen, *, level, clusters):
+    """:func:`widen_rare_events`'s rule of rare matches, for one component's cells."""
+    n_cells = low.shape[-1]
+    finite = np.isfinite(low) & np.isfinite(high)
+    if name == "overall" and "detection" in parts:  # its events: detection's matches
+        matches = seen.get("detection")
+        if matches is None:
+            matches = event_items(
+                parts["detection"].within,
+                parts["detection"].between,
+                n_cells=n_cells,
+                clusters=clusters,
+            )
+        cols = np.flatnonzero((_event_count(matches) < MIN_EVENT_ITEMS) & finite)
+        if not cols.size:
+            return low, high
+        ev = matched_set_events(
+            parts[name], parts["detection"], n_cells=n_cells, cells=cols, clusters=clusters
+        )
+    else:
+        ev = event_items(
+            parts[name].within, parts[name].between, n_cells=n_cells, clusters=clusters
+        )
+    seen[name] = ev
+    few = (_event_count(ev) < MIN_EVENT_ITEMS) & finite
+    if not few.any():
+        return low, high
+    b_low, b_high = rare_event_bounds(ev, cells["expected"][c], cells["n_items"][c], level=level)
+    return np.where(few, np.fmin(low, b_low), low), np.where(few, np.fmax(high, b_high), high)
 
 
 def disagreement_events(within, between, *, n_cells: int, clusters=None):
@@ -986,7 +1017,7 @@ def disagreement_events(within, between, *, n_cells: int, clusters=None):
 
 
 def widen_rare_disagreements(
-    low, high, events: dict, units, expected, cell_items, *, level: float = 0.95
+    low, high, events: dict, units, expected, cell_items, *, level: float = 0.95, unit_credit=None
 ):
     """Intervals of the cells of a disagreement component whose within disagreements
     rest on fewer than :data:`MIN_EVENT_ITEMS` items, widened to the exact binomial
@@ -1050,11 +1081,10 @@ def widen_rare_disagreements(
     # with: an item that disagrees as chance does brings N E / k
     with np.errstate(invalid="ignore", divide="ignore"):
         borrowed = np.where(k > 0, scale / k, np.nan)
-    events = events | {
-        "chance_credit": np.where(
-            np.isfinite(events["chance_credit"]), events["chance_credit"], borrowed
-        )
-    }
+        floor = events["chance_credit"]
+        if unit_credit is not None:  # a distance's disagreement (sigma): the corpus's own
+            floor = np.where(np.isfinite(unit_credit), unit_credit * n / k, np.nan)
+    events = events | {"chance_credit": np.where(np.isfinite(floor), floor, borrowed)}
     event_low, event_high = _event_credit(events, k, level)
     with np.errstate(invalid="ignore", divide="ignore"):
         b_high = 1.0 - event_low / scale

@@ -75,6 +75,7 @@ from iaa_frames.core.engine.assemble import (
     one_class_notes,
     whole_population_notes,
 )
+from iaa_frames.core.engine.credit import unit_credits
 from iaa_frames.core.engine.result import COMPONENTS, MEASURES, NO_MATCH_NOTE, interval_notes, notes
 from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.stats.bootstrap import jackknife_blocks, multiplicity_blocks
@@ -203,12 +204,14 @@ class SubsetCells:
     """The cells of every component for a subset of items, against the corpus's chance.
 
     ``parts`` maps each component to its cells (:func:`split_sides`); ``tables`` are the
-    subset's (:func:`restrict`); ``layout`` the corpus's cells.
+    subset's (:func:`restrict`); ``layout`` the corpus's cells; ``credit`` the corpus's
+    :func:`~iaa_frames.core.engine.credit.unit_credits`.
     """
 
     tables: PairTables
     layout: CellLayout
     parts: dict
+    credit: dict | None = None
 
     @classmethod
     def build(
@@ -220,7 +223,10 @@ class SubsetCells:
         sub = restrict(tables, items, without)
         n = len(tables.corpus.items)
         parts = {c: split_sides(component_cells(sub, layout, c), n, shared) for c in COMPONENTS}
-        return cls(sub, layout, parts)
+        memo = {} if shared is None else shared
+        if "unit_credit" not in memo:  # the corpus's, once
+            memo["unit_credit"] = unit_credits(tables)
+        return cls(sub, layout, parts, memo["unit_credit"])
 
     def estimates(self) -> dict:
         """Per component and cell: ``observed``, ``expected``, ``agreement`` (NaN where
@@ -255,7 +261,7 @@ class SubsetCells:
             value,
             value,
             self.parts,
-            out,
+            out | {"unit_credit": self.credit},
             COMPONENTS,
             RARE_EVENTS,
             level=CI_LEVEL,

@@ -40,6 +40,7 @@ from iaa_frames.version import __version__
 from .alpha import ClassificationCells, PresenceCells
 from .carry import carry
 from .cells import NO_VARIATION, SIGMA_COMPONENTS, CellLayout, check_tables
+from .credit import unit_credits_of_cells
 from .labels import LabelCells, classification_rows
 from .result import (
     COMPONENTS,
@@ -92,9 +93,10 @@ def label_alpha_cells(tables: PairTables, layout: CellLayout) -> ClassificationC
 
 #: The components of the set-level within rows.
 SETS = ("detection", "overall")
-#: The components whose intervals widen where their events (matches; for classification,
-#: label disagreements) are rare (:func:`iaa_frames.stats.intervals.widen_rare_events`).
-RARE_EVENTS = (*SETS, "classification")
+#: The components whose intervals widen where their events are rare
+#: (:func:`iaa_frames.stats.intervals.widen_rare_events`): matches (detection, overall),
+#: label disagreements (classification), disagreements of any distance (every one).
+RARE_EVENTS = (*SETS, "classification", "localization")
 
 
 def name_order(names) -> np.ndarray:
@@ -768,7 +770,14 @@ def _from_cells(
             # events counted in the clusters the bootstrap draws (the frames of a video
             # come in runs: one video is one draw)
             low, high = intervals.widen_rare_events(
-                low, high, parts, out, COMPONENTS, RARE_EVENTS, level=CI_LEVEL, clusters=clusters
+                low,
+                high,
+                parts,
+                out | {"unit_credit": unit_credits_of_cells(parts)},
+                COMPONENTS,
+                RARE_EVENTS,
+                level=CI_LEVEL,
+                clusters=clusters,
             )
             reported = defined & (out["n_items"] >= MIN_CI_ITEMS)
             out["ci_low"], out["ci_high"] = (np.where(reported, v, np.nan) for v in (low, high))

@@ -50,6 +50,7 @@ from .cells import (
     check_tables,
     label_cell,
 )
+from .credit import unit_credits
 from .result import MEASURES, NO_MATCH_NOTE, build_pairwise, interval_notes, notes
 from .rows import sets_membership
 
@@ -419,7 +420,11 @@ def component_intervals(
         full_low,
         full_high,
         parts,
-        {"expected": expected, "n_items": np.asarray(item_counts, dtype=np.float64)[None, :]},
+        {
+            "expected": expected,
+            "n_items": np.asarray(item_counts, dtype=np.float64)[None, :],
+            "unit_credit": unit_credits(tables),
+        },
         [component],
         [component],
         level=CI_LEVEL,

@@ -11,6 +11,7 @@ about 1 % of the pairings of two annotations.
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 
 import iaa_frames as iaf
 
@@ -150,15 +151,21 @@ def test_pairwise_interval_of_a_pair_is_that_of_agreement_for_two_annotators():
             assert float(pair.ci_high) == pytest.approx(float(cell.ci_high))
 
 
-def test_pairwise_of_identical_annotators_keeps_interval_at_one():
-    """The widening touches cells with few matched items only: identical annotators, who
-    match everywhere, keep 1.00 [1.00, 1.00]."""
+def test_pairwise_of_identical_annotators_reads_1_with_the_bound_of_its_items():
+    """The widening of rare matches touches cells with few matched items only; identical
+    annotators, who match everywhere, read 1 with an upper bound of 1. Their low end is
+    that of the rule of rare disagreements: no item disagrees, and k items cannot show
+    that none ever would (1 - p_U, the Clopper-Pearson upper bound of the share of k
+    items; they read 1.00 [1.00, 1.00] before, as classification's cells did before its
+    rule)."""
     df = blind_corpus(1, n_annotators=1)
     df = pd.concat([df, df.assign(annotator="copy")], ignore_index=True)
     p = iaf.pairwise(df, component="detection", n_boot=50)
     cell = p.sel(annotator_a="blind0", annotator_b="copy")
     assert float(cell) == pytest.approx(1.0)
-    assert float(cell.ci_low) == pytest.approx(1.0)
+    assert float(cell.ci_high) == pytest.approx(1.0)
+    k = df["item"].nunique()
+    assert float(cell.ci_low) == pytest.approx(1 - scipy.stats.beta.ppf(0.975, 1, k))
 
 
 def test_overall_of_blind_annotators_with_no_matched_item_covers_zero():

@@ -147,7 +147,10 @@ def test_identical_mask_annotators_score_one_and_renaming_changes_nothing(tmp_pa
     p = iaf.pairwise(df, component="detection", n_boot=50, seed=1)
     cell = p.sel(annotator_a="blind0", annotator_b="copy")
     assert float(cell) == pytest.approx(1.0)
-    assert float(cell.ci_low) == pytest.approx(1.0)
+    # no item disagrees: 20 items cannot show that none ever would (the rule of rare
+    # disagreements: at most 1 - p_U = 0.83 below, p_U the Clopper-Pearson bound of 20)
+    assert float(cell.ci_high) == pytest.approx(1.0)
+    assert 0.8 < float(cell.ci_low) < 1.0
     two = iaf.agreement(df[df.annotator != "blind1"], n_boot=50, seed=1)
     for comp in ("detection", "localization", "overall"):
         assert float(
