@@ -922,7 +922,7 @@ def widen_rare_events(
         # (the corpus's mean distance of a unit in its items that disagree, per
         # component) per unit, not as a chance pair; without it, as chance per item
         part = parts[name]
-        ev = disagreement_events(part.within, part.between, n_cells=n_cells, clusters=clusters)
+        ev = disagreement_events(part.within, None, n_cells=n_cells, clusters=clusters)
         units = np.asarray(part.within.matrix[:, :n_cells].sum(axis=0), dtype=float).ravel()
         credit = (cells.get("unit_credit") or {}).get(name, np.nan)
         low[c], high[c] = widen_rare_disagreements(
@@ -982,8 +982,9 @@ def disagreement_events(within, between, *, n_cells: int, clusters=None):
     within : iaa_frames.stats.bootstrap.ItemSums
         Per item, the within units' [count | distance sum] of every cell (its first
         ``2 n_cells`` columns).
-    between : iaa_frames.stats.bootstrap.PairSums
-        Per pair of items, the chance units' [count | distance sum] of every cell.
+    between : iaa_frames.stats.bootstrap.PairSums or None
+        Per pair of items, the chance units' [count | distance sum] of every cell (None:
+        no ``chance_credit``, NaN).
     n_cells : int
     clusters : array-like of int, shape (n_items,), optional
         The cluster of every item, as :func:`event_items` takes it.
@@ -1008,10 +1009,13 @@ def disagreement_events(within, between, *, n_cells: int, clusters=None):
     tiny = 1e-9
     w = within.matrix.tocsc()
     items, credit = _column_events(w[:, n_cells : 2 * n_cells], tiny, n_cells)
-    b = between.matrix.tocsc()
-    chance_events, chance_sum = _column_events(b[:, n_cells : 2 * n_cells], tiny, n_cells)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        chance_credit = np.where(chance_events > 0, chance_sum / chance_events, np.nan)
+    if between is None:  # a credit of the caller's own (the distance components')
+        chance_credit = np.full(n_cells, np.nan)
+    else:
+        b = between.matrix.tocsc()
+        chance_events, chance_sum = _column_events(b[:, n_cells : 2 * n_cells], tiny, n_cells)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            chance_credit = np.where(chance_events > 0, chance_sum / chance_events, np.nan)
     out = {"items": items.astype(np.float64), "credit": credit, "chance_credit": chance_credit}
     return out | _cluster_counts(w[:, n_cells : 2 * n_cells], w[:, :n_cells], clusters, tiny)
 
