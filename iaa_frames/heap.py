@@ -158,9 +158,8 @@ def large_heap():
     no transparent huge pages), so that freed memory is reused and fresh memory is not
     zeroed 2 MiB at a time; after the last block, huge pages as before, a worker's own
     settings back and the heap's free memory returned to the system (module docstring).
-    Blocks may nest and run
-    in several threads: the first to enter sets the thresholds, the last to leave sets
-    those of after and trims. Without glibc, nothing.
+    Blocks may nest and run in several threads: the first to enter sets the thresholds,
+    the last to leave sets those of after and trims. Without glibc, nothing.
 
     Examples
     --------

@@ -870,7 +870,10 @@ def widen_rare_events(
         match when ``parts`` holds detection, :func:`matched_set_events`), and
         ``"classification"``, whose events are label disagreements: its cells widen
         themselves (their ``widen_rare``, :func:`widen_rare_disagreements`; cells without
-        one are left as they are).
+        one are left as they are). Every other component named (detection, overall,
+        localization) also widens where fewer than :data:`MIN_EVENT_ITEMS` items hold a
+        disagreement, a within distance above 0 (:func:`widen_rare_disagreements`, an
+        item credited with ``cells["unit_credit"]`` per unit).
     level : float, default 0.95
     clusters : array-like of int, shape (n_items,), optional
         The cluster of every item, those the bootstrap draws

@@ -37,7 +37,7 @@ def unit_credits(tables: PairTables) -> dict:
     -------
     dict
         ``{"detection": float, "overall": float, "localization": float}``: over the
-        pairings of every item (whole and by class) for detection and overall, over the
+        pairings of whole annotations of every item for detection and overall, over the
         matched object pairs for localization.
 
     Examples
