@@ -9,9 +9,9 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 import scipy.stats
+from thin_corpora import rare_class_drawn_alike
 
 import iaa_frames as iaf
 from iaa_frames.stats.intervals import widen_rare_disagreements
@@ -46,18 +46,7 @@ def test_a_rare_class_on_the_pooled_rate_is_not_certain():
     """A class on 5 items, tiny boxes that both annotators draw alike where nothing else
     is (no chance pair of its own: its chance rate is the pooled one): agreement 1 and
     the low end 1 - p_U of 5 items (it read 1.00 [1.00, 1.00])."""
-    df = iaf.simulate(n_items=40, annotators={"a": "good", "b": "good"}, seed=3)
-    items = sorted(df["item"].unique())[:5]
-    zebras = pd.DataFrame(
-        [
-            {"item": it, "annotator": ann, "label": "zebra"}
-            | {"x0": 20.0 + 30 * i, "y0": 2.0, "x1": 26.0 + 30 * i, "y1": 8.0}
-            for i, it in enumerate(items)
-            for ann in ("a", "b")
-        ]
-    )
-    full = pd.concat([df.drop(columns="object_id"), zebras], ignore_index=True)
-    full[["width", "height"]] = full.groupby("item")[["width", "height"]].transform("first")
+    full = rare_class_drawn_alike(n_items=5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = iaf.agreement(full, n_boot=100, seed=0, progress=False)

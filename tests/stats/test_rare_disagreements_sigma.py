@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
+from thin_corpora import rare_class_drawn_alike
 
 import iaa_frames as iaf
 from iaa_frames.core.engine import CellLayout, component_cells
@@ -43,20 +44,8 @@ def test_identical_annotators_on_8_items_are_not_certain():
 
 def test_a_cell_with_no_disagreement_reaches_below_1_whatever_the_component():
     """Good annotators, one rare class on 5 items drawn alike by both: every defined
-    sigma cell with an interval and agreement 1 has a low end below 1, and the cells of
-    the rest of the corpus keep their intervals."""
-    df = iaf.simulate(n_items=40, annotators={"a": "good", "b": "good"}, seed=3)
-    items = sorted(df["item"].unique())[:5]
-    zebras = pd.DataFrame(
-        [
-            {"item": it, "annotator": ann, "label": "zebra"}
-            | {"x0": 20.0 + 30 * i, "y0": 2.0, "x1": 26.0 + 30 * i, "y1": 8.0}
-            for i, it in enumerate(items)
-            for ann in ("a", "b")
-        ]
-    )
-    full = pd.concat([df.drop(columns="object_id"), zebras], ignore_index=True)
-    full[["width", "height"]] = full.groupby("item")[["width", "height"]].transform("first")
+    sigma cell with an interval and agreement 1 has a low end below 1."""
+    full = rare_class_drawn_alike(n_items=5)
     res = _agreement(full).sel(component=SIGMA)
     value, low, high = (res[v].values for v in ("agreement", "ci_low", "ci_high"))
     perfect = np.isfinite(low) & (value == 1.0)

@@ -254,3 +254,22 @@ def three_annotators_on_few_items(seed: int, n_items: int, *, item: str = "i") -
                              x + w + j[2], y + h + j[3]))  # fmt: skip
     columns = ["item", "annotator", "label", "x0", "y0", "x1", "y1"]
     return pd.DataFrame(rows, columns=columns).assign(width=500.0, height=500.0)
+
+
+def rare_class_drawn_alike(n_items: int = 5, seed: int = 3) -> pd.DataFrame:
+    """Two good annotators on 40 simulated items, and a class ``zebra`` on the first
+    ``n_items`` of them: one tiny box per item, drawn alike by both, where nothing else is
+    (no chance pair of its own: its chance rate is the pooled one)."""
+    df = iaf.simulate(n_items=40, annotators={"a": "good", "b": "good"}, seed=seed)
+    items = sorted(df["item"].unique())[:n_items]
+    zebras = pd.DataFrame(
+        [
+            {"item": it, "annotator": ann, "label": "zebra"}
+            | {"x0": 20.0 + 30 * i, "y0": 2.0, "x1": 26.0 + 30 * i, "y1": 8.0}
+            for i, it in enumerate(items)
+            for ann in ("a", "b")
+        ]
+    )
+    full = pd.concat([df.drop(columns="object_id"), zebras], ignore_index=True)
+    full[["width", "height"]] = full.groupby("item")[["width", "height"]].transform("first")
+    return full
