@@ -30,10 +30,11 @@ Within the block the process also refuses *transparent huge pages* (Linux's
 policy is ``madvise`` (the common default) the kernel then zeroes 2 MiB at a time on first
 touch, touched or not: at 1M boxes a sampled profile (``perf``) put 15 % of the run's CPU
 in ``clear_page_erms`` under ``do_huge_pmd_anonymous_page``. With them refused, 1M boxes
-took 0.9-1.1 s of system time against 2.5-2.7 s, and 6.8-7.1 s of wall time against
-7.5-7.7 s (fresh processes, in turn), the same peak (1,802-1,893 MB against
-1,826-1,884 MB), more page faults (510k-580k against 95k-110k) and the same user time; the
-smaller corpora of the scale curves and LVIS did not change. Memory the process mapped
+took 1.0-1.3 s of system time against 2.5-2.7 s, and 6.9-7.3 s of wall time against
+7.5-7.7 s (fresh processes, the code before and after in one hour), about the same peak
+(1,819-1,954 MB against 1,826-1,884 MB), more page faults (550k-670k against 95k-110k)
+and 0.2-0.5 s more user time (TLB misses); the smaller corpora of the scale curves and
+LVIS did not change (``benchmarks/results/thp_block_2026-12-07.txt``). Memory the process mapped
 before the block keeps its pages. When the last block in the process ends:
 
 * huge pages are allowed again (if the block refused them);
