@@ -777,17 +777,7 @@ def _no_worst_items(ranking: pd.DataFrame, component: str, width: float):
         )
     fig, ax = style.subplots(figsize=(width, 1.6), layout="constrained")
     ax.set_axis_off()
-    ax.text(
-        0.5,
-        0.5,
-        textwrap.fill(why, max(30, int(width * 13)), break_long_words=False),
-        transform=ax.transAxes,
-        ha="center",
-        va="center",
-        fontsize="small",
-        color="0.2",
-        gid="note",
-    )
+    style.panel_message(ax, why, chars=max(30, int(width * 13)), gid="note")
     fig.suptitle(f"no worst items ({component})", fontsize="small")
     return fig
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import re
-import textwrap
 
 import numpy as np
 import pandas as pd
@@ -396,17 +395,7 @@ def _pairwise(
                 f"{why.split(':')[0]}; try component={other!r}"
             )
             panel = ax.get_position().width * ax.figure.get_figwidth()  # inches
-            ax.text(
-                0.5,
-                0.5,
-                textwrap.fill(box, max(18, int(panel * 15)), break_long_words=False),
-                transform=ax.transAxes,
-                ha="center",
-                va="center",
-                fontsize="small",
-                color="0.2",
-                gid="undefined",
-            )
+            style.panel_message(ax, box, chars=max(18, int(panel * 15)), gid="undefined")
         notes = [
             style.hidden_note(
                 frame.attrs["n_hidden"],

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import textwrap
 import unicodedata
 from collections.abc import Mapping
 from typing import NamedTuple
@@ -474,6 +475,30 @@ def _fill(line: str, chars: int) -> str:
         else:
             current = f"{current} {piece}" if current else piece
     return "\n  ".join([*lines, current])
+
+
+def panel_message(ax, text: str, *, chars: int, gid: str):
+    """Write ``text`` in the middle of ``ax``, wrapped at ``chars`` characters, small and
+    dark grey (the panel of a figure with nothing to draw, saying why).
+
+    Examples
+    --------
+    >>> fig, ax = plt.subplots()
+    >>> panel_message(ax, "nothing to draw " * 4, chars=30, gid="note").get_text().count("\\n")
+    2
+    >>> plt.close(fig)
+    """
+    return ax.text(
+        0.5,
+        0.5,
+        textwrap.fill(text, chars, break_long_words=False),
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        fontsize="small",
+        color="0.2",
+        gid=gid,
+    )
 
 
 def note_lines(text: str, *, width: float) -> int:
