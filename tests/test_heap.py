@@ -3,6 +3,7 @@ threads, a worker's own settings back after it."""
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 import warnings
@@ -176,10 +177,85 @@ def test_huge_pages_are_refused_inside_the_block_and_allowed_after():
     assert libc.prctl(heap.PR_GET_THP_DISABLE, 0, 0, 0, 0) == 0
 
 
-def test_nothing_without_glibc(monkeypatch):
+def test_nothing_but_the_collectors_pause_without_glibc(monkeypatch):
     monkeypatch.setattr(heap, "glibc", lambda: None)
+    assert gc.isenabled()
     with heap.large_heap():
         assert float(np.ones(10).sum()) == 10.0
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_the_collector_is_paused_in_the_block_and_runs_again_after(libc):
+    assert gc.isenabled()
+    with heap.large_heap():
+        assert not gc.isenabled()
+        with heap.large_heap():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer block still runs
+    assert gc.isenabled()
+    with pytest.raises(ZeroDivisionError), heap.large_heap():
+        1 / 0  # noqa: B018
+    assert gc.isenabled()
+
+
+def test_a_collector_paused_before_the_block_stays_paused(libc):
+    gc.disable()
+    try:
+        with heap.large_heap():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_block_runs_no_collection_and_the_collector_runs_again_after(libc):
+    runs = []
+
+    def count(phase, info):
+        if phase == "start":
+            runs.append(info["generation"])
+
+    gc.collect()  # young generation empty: no collection as the block starts
+    gc.callbacks.append(count)
+    try:
+        with heap.large_heap():
+            cycles = [[] for _ in range(20_000)]  # thirty young collections' worth
+            for a in cycles:
+                a.append(a)  # each a cycle, for the collector
+            del cycles
+            inside = list(runs)
+        assert inside == []
+        more = [[] for _ in range(1_000)]
+        del more
+        assert runs  # after the block, the collector runs by itself
+    finally:
+        gc.callbacks.remove(count)
+
+
+def test_the_engine_computes_inside_the_collectors_pause():
+    """Between its first and last block, ``agreement`` on polygons (whose hulls and rings
+    are shapely objects by the hundred) runs no collection: with the young generation's
+    threshold at 100 objects, the second of two calls (the first imports what it uses)
+    ran 121 collections without the pause, and 2 with it (outside the blocks)."""
+    df = iaf.simulate(n_items=40, kind="polygon", seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        iaf.agreement(df, n_boot=20, progress=False)
+        runs, threshold = [], gc.get_threshold()
+
+        def count(phase, info):
+            if phase == "start":
+                runs.append(info["generation"])
+
+        gc.callbacks.append(count)
+        gc.set_threshold(100, 1, 1)
+        try:
+            iaf.agreement(df, n_boot=20, progress=False)
+        finally:
+            gc.set_threshold(*threshold)
+            gc.callbacks.remove(count)
+    assert len(runs) <= 10
 
 
 def test_threads_set_once_and_restore_when_the_last_leaves(libc, monkeypatch):
