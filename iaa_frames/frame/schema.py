@@ -33,6 +33,7 @@ from iaa_frames.errors import (
 )
 from iaa_frames.geometry.kinds import geometries_as_kinds, parametric_kinds
 
+from .known_valid import polygons_known_valid, remember, same_objects
 from .tangles import MAX_CROSSINGS, crossings
 
 __all__ = [
@@ -497,8 +498,10 @@ def _polygonal_parts(geoms: np.ndarray) -> np.ndarray:
     return out
 
 
-def _geometry(df: pd.DataFrame, n: int):
-    """Geometry column as an object array plus per-row masks and the repaired count."""
+def _geometry(df: pd.DataFrame, n: int, known: bool = False):
+    """Geometry column as an object array plus per-row masks and the repaired count;
+    ``known``: the column is a validated one, none of its polygons to check again
+    (:mod:`iaa_frames.frame.known_valid`)."""
     geoms = np.full(n, None, dtype=object)
     not_geom = np.zeros(n, bool)
     not_poly = np.zeros(n, bool)
@@ -506,6 +509,9 @@ def _geometry(df: pd.DataFrame, n: int):
     if "geometry" not in df.columns:
         return geoms, not_geom, not_poly, repaired, np.zeros(n, bool), np.zeros(n, bool)
     raw = df["geometry"].to_numpy(dtype=object)
+    if known:  # valid polygons and None, every one
+        geoms[:] = raw
+        return geoms, not_geom, not_poly, repaired, np.zeros(n, bool), np.zeros(n, bool)
     is_geom = shapely.is_geometry(raw)
     present = pd.notna(raw) & ~np.equal(raw, None)
     not_geom = present & ~is_geom
@@ -655,8 +661,9 @@ def _folded(name: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) != "Cf").strip()
 
 
-def _reasons(df: pd.DataFrame):
-    """Compute the normalized columns and, per row, the code of the first failed check."""
+def _reasons(df: pd.DataFrame, known: bool = False):
+    """Compute the normalized columns and, per row, the code of the first failed check
+    (``known``: the polygons need no check, :func:`_geometry`)."""
     n = len(df)
     masks: dict[str, np.ndarray] = {}
     item = identifier_column(df["item"], "item")
@@ -676,7 +683,7 @@ def _reasons(df: pd.DataFrame):
         box = np.full((n, 4), np.nan)
         masks["non_numeric_coordinates"] = np.zeros(n, bool)
 
-    geoms, not_geom, not_poly, repaired, nonfinite_geom, tangled = _geometry(df, n)
+    geoms, not_geom, not_poly, repaired, nonfinite_geom, tangled = _geometry(df, n, known)
     masks["not_a_geometry"] = not_geom
     masks["not_polygonal"] = not_poly
     masks["tangled_polygon"] = tangled
@@ -1001,9 +1008,11 @@ def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
         _refuse_containers(df[col], col)  # that is no name is an invalid annotation)
     if _has_bad_text(df):  # pandas without pyarrow stores lone surrogates without a word
         raise InvalidAnnotationError(_bad_text(df))
+    given = df
+    known = polygons_known_valid(df)  # a validated frame's polygons, not checked again
     df = geometries_as_kinds(df)  # LineString, Point, MultiPoint: the kinds that hold them
     try:
-        columns, code, repaired = _reasons(df)
+        columns, code, repaired = _reasons(df, known)
     except UnicodeEncodeError:
         raise InvalidAnnotationError(_bad_text(df)) from None
     extras = [c for c in df.columns if c not in _FRONT]
@@ -1028,6 +1037,11 @@ def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     kept = [c for c in df.attrs.get("iaa_attributes") or () if c in frame.columns]
     if kept:  # the attribute columns a reader or the simulator declared
         frame.attrs["iaa_attributes"] = kept
+    remember(frame)
+    if not known and not bad.any() and "geometry" in given.columns:
+        passed = frame["geometry"].to_numpy(dtype=object)
+        if same_objects(given["geometry"].to_numpy(dtype=object), passed):
+            remember(given)  # its polygons passed as they are
     result = ValidationResult(
         frame=frame,
         dropped=dropped,
@@ -1077,7 +1091,9 @@ def validate(df: pd.DataFrame, *, on_invalid: str = "raise") -> pd.DataFrame:
         (a :class:`~iaa_frames.errors.RepairedGeometryWarning` counts them). The original
         index is kept. ``attrs["iaa_dropped"]`` and ``attrs["iaa_repaired"]`` record the
         counts; ``attrs["iaa_attributes"]`` (the attribute columns, see
-        :func:`iaa_frames.attribute_agreement`) is kept. Validating a validated frame returns an equal frame.
+        :func:`iaa_frames.attribute_agreement`) is kept. Validating a validated frame
+        returns an equal frame (its polygons are not checked again while its geometry
+        column holds the same objects: :mod:`iaa_frames.frame.known_valid`).
 
     Raises
     ------

@@ -49,6 +49,7 @@ from iaa_frames.errors import (
     ReaderError,
     RepairedGeometryWarning,
 )
+from iaa_frames.frame.known_valid import remember
 from iaa_frames.frame.schema import INVALID_REASONS, check
 from iaa_frames.geometry.kinds import get_kind
 from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS, parametric_kinds
@@ -893,6 +894,7 @@ def finish(
             who = {"item": df["item"].iat[pos], "annotator": df["annotator"].iat[pos]}
             builder.drop(path, entry, reason, INVALID_REASONS.get(reason, reason), **who)
     frame = res.frame.reset_index(drop=True)
+    remember(frame)  # validated: its polygons are not checked again (frame.known_valid)
     dropped = pd.DataFrame(
         builder.dropped,
         columns=["file", "entry", "item", "annotator", "reason", "detail", "record"],
