@@ -94,9 +94,10 @@ def checked(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 
 
 def _objects(v: pd.DataFrame):
+    """The object rows of a validated partition ``v`` (:func:`checked`) and their shapes."""
     is_obj = v["x0"].notna().to_numpy()
     objects = v.loc[is_obj]
-    return is_obj, objects, Shapes.from_frame(objects, normalize=True)
+    return is_obj, objects, Shapes.from_frame(objects, normalize=True, validated=True)
 
 
 def summarize(frame: pd.DataFrame) -> dict:

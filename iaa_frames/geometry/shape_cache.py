@@ -133,6 +133,15 @@ class ShapeCache:
                 self._area[todo] = shapely.area(self.polygons[todo])
             return self._area[rows]
 
+    def surfaces_are_valid(self) -> None:
+        """Take every polygon and multipolygon as valid (the shapes of a validated frame:
+        :meth:`Shapes.from_frame` with ``validated``) without checking them."""
+        with self.lock:
+            if self.polygons is None:
+                return
+            kind = shapely.get_type_id(self.polygons)
+            self._surface = ((kind == 3) | (kind == 6)).astype(np.int8)
+
     def valid_surfaces(self, rows: np.ndarray) -> np.ndarray:
         """Whether each polygon row at ``rows`` is a valid Polygon or MultiPolygon (whose
         shared areas :mod:`iaa_frames.geometry.shared_area` computes exactly), checked

@@ -161,7 +161,7 @@ class Shapes:
         return cls(shapely.bounds(geoms), geoms)
 
     @classmethod
-    def from_frame(cls, df, *, normalize: bool = True) -> Shapes:
+    def from_frame(cls, df, *, normalize: bool = True, validated: bool = False) -> Shapes:
         """Build from the rows of a validated tidy frame (:func:`iaa_frames.frame.schema.validate`).
 
         One row of the result per row of ``df``, in order; coverage rows (NaN
@@ -179,6 +179,15 @@ class Shapes:
             Divide x by ``width`` and y by ``height`` on rows where both are known
             (finite and > 0), and keep the size as :attr:`image_size`. Other rows keep
             pixel coordinates (and an unknown image size).
+        validated : bool, default False
+            ``df`` is :func:`~iaa_frames.frame.schema.validate`'s output, every polygon
+            of it valid: the polygons and their scaled copies are then taken as valid
+            surfaces for the exact shared area (:meth:`surface_index`) without checking
+            them again. Scaling keeps a valid polygon valid but for the rounding of its
+            coordinates, which can at most make a vertex touch or cross an edge by an
+            ulp, and move the shared area by as little (the polygons of the real LVIS
+            subset, of the samples and of 200 simulated images were all valid after
+            scaling).
 
         Returns
         -------
@@ -258,7 +267,10 @@ class Shapes:
             rows = np.flatnonzero(np.isfinite(p).all(axis=1))
             boxes = boxes.copy()
             boxes[rows] = get_kind(name).bounds(p[rows])
-        return cls(boxes, geoms, size, params or None, payloads or None)
+        out = cls(boxes, geoms, size, params or None, payloads or None)
+        if validated:
+            out._cache.surfaces_are_valid()
+        return out
 
     # -- container protocol ---------------------------------------------------------------
 

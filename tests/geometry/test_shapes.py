@@ -146,3 +146,35 @@ def test_enclosing_is_computed_once_per_pair_and_equals_the_direct_hull(monkeypa
     np.testing.assert_array_equal(again, expected)
     new_pairs = len(set(zip(i, j, strict=True)) - set(zip(i[:30], j[:30], strict=True)))
     assert calls == [new_pairs]  # only the pairs not seen before (hulls of shapes kept too)
+
+
+def test_a_validated_frames_surfaces_are_taken_as_valid_without_a_check(monkeypatch):
+    """``from_frame(validated=True)`` gives every polygon row of a validated frame to the
+    exact shared area without asking GEOS whether it is valid; the same surface index
+    as the check gives, and no call of ``shapely.is_valid``."""
+    import warnings
+
+    import iaa_frames as iaf
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = iaf.validate(iaf.simulate(n_items=12, kind="polygon", seed=2))
+    rows = np.arange(len(df))
+    checked = Shapes.from_frame(df).take(rows).surface_index(rows)
+    calls = []
+    real = shapely.is_valid
+    monkeypatch.setattr(shapely, "is_valid", lambda g, **kw: calls.append(1) or real(g, **kw))
+    taken = Shapes.from_frame(df, validated=True).take(rows[::-1])
+    index, ok = taken.surface_index(rows)
+    assert calls == []
+    np.testing.assert_array_equal(ok, checked[1][::-1])
+    assert ok[taken.is_polygon].all()
+
+
+def test_without_validated_an_invalid_polygon_is_kept_from_the_exact_area():
+    bowtie = shapely.Polygon([(0, 0), (2, 2), (2, 0), (0, 2)])
+    s = Shapes(
+        np.array([[0.0, 0, 2, 2], [0, 0, 1, 1]]), np.array([bowtie, shapely.box(0, 0, 1, 1)])
+    )
+    _, ok = s.surface_index(np.array([0, 1]))
+    assert ok.tolist() == [False, True]

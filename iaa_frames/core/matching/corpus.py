@@ -356,7 +356,7 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
     # until then their shapes and codes are read off the frame's columns (a coverage row
     # has no label and a missing shape, and every step is row by row)
     rows = np.flatnonzero(df["x0"].notna().to_numpy())
-    every_shape = Shapes.from_frame(df, normalize=normalize)
+    every_shape = Shapes.from_frame(df, normalize=normalize, validated=True)
     boxes = every_shape.boxes.take(rows, axis=0)
     known = np.isfinite(df["width"].to_numpy()[rows]) & np.isfinite(df["height"].to_numpy()[rows])
     normalization = (
