@@ -6,7 +6,10 @@ to stream element by element (the rest of the document whole), with the standard
 :class:`json.JSONDecoder`, so that it accepts exactly what :func:`json.loads` accepts;
 every syntax error, truncation or non-UTF-8 byte is a
 :class:`~iaa_frames.errors.ReaderError` naming the file, the entry (``annotations[17]``)
-and the line and column. :func:`load_json` reads a small file whole with the same errors.
+and the line and column. A file of at most :data:`WHOLE_BYTES` is decoded in one call
+instead, with the same events (a file that fails to decode so is read element by
+element, which names the entry). :func:`load_json` reads a small file whole with the same
+errors.
 
 A JSON object that writes one key twice with two values (``{"x": 10, "x": 60}``) is
 refused: ``json`` keeps the last value silently, so the first would be lost unseen (and two top-level
@@ -16,6 +19,7 @@ refused: ``json`` keeps the last value silently, so the first would be lost unse
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +28,11 @@ from typing import Any
 from .paths import reader_error
 
 __all__ = ["JSONStream", "load_json"]
+
+#: Files of at most this many bytes are decoded in one call (:meth:`JSONStream._whole`): the
+#: same events, without a call of the decoder per element (the real LVIS subset, 2.7 MB:
+#: 68 ms against 77 ms); larger ones element by element, their memory that of one element.
+WHOLE_BYTES = 16 << 20
 
 _WS = " \t\n\r"
 _WS_MATCH = re.compile(r"[ \t\n\r]*").match
@@ -179,6 +188,10 @@ class JSONStream:
 
     # --- iteration ---------------------------------------------------------------------
     def __iter__(self) -> Iterator[tuple[str, Any, Any, Any]]:
+        whole = self._whole()
+        if whole is not None:
+            yield from whole
+            return
         try:
             self._fh = open(self.path, encoding="utf-8-sig", newline="")
         except OSError as exc:
@@ -203,6 +216,44 @@ class JSONStream:
                 raise reader_error(self.path, None, why)
         finally:
             self._fh.close()
+
+    def _whole(self):
+        """The events of a file of at most :data:`WHOLE_BYTES` decoded in one call, the same
+        as element by element; None for a larger file and wherever the decoding fails (the
+        file is then read element by element, which says where it fails)."""
+        try:
+            if os.path.getsize(self.path) > WHOLE_BYTES:
+                return None
+            with open(self.path, encoding="utf-8-sig", newline="") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError):
+            return None
+        last = [0, 0]  # the pairs and keys of the last object decoded: the top level's
+
+        def unique_keys(pairs):
+            out = _unique_keys(pairs)
+            last[0], last[1] = len(pairs), len(out)
+            return out
+
+        try:
+            doc = json.JSONDecoder(object_pairs_hook=unique_keys).decode(text)
+        except (ValueError, RecursionError, _RepeatedKey):  # JSONDecodeError is a ValueError
+            return None
+        if isinstance(doc, list):
+            self.top = "array"
+            return (("item", None, i, v) for i, v in enumerate(doc))
+        if not isinstance(doc, dict) or last[0] != last[1]:  # a top-level key twice
+            return None
+        self.top = "object"
+        return self._events(doc)
+
+    def _events(self, doc: dict):
+        for key, value in doc.items():
+            if key in self.stream_keys and isinstance(value, list):
+                for i, v in enumerate(value):
+                    yield ("item", key, i, v)
+            else:
+                yield ("value", key, None, value)
 
     def _array(self, key):
         name = self.top_name if key is None else str(key)
