@@ -204,7 +204,7 @@ def test_default_bars_wait_for_the_delay(monkeypatch):
     assert progress.DELAY == 2.0
     kw.clear()
     pair_tables(iaf.simulate(n_items=10, seed=0), n_chance=100, progress=False)
-    assert kw and all(k["disable"] for k in kw)
+    assert kw == []  # no tqdm at all: quiet bars
 
 
 def test_steps_pass_over_skipped_steps_and_never_go_back():
@@ -273,3 +273,24 @@ def test_ks_errors_propagate(monkeypatch):
     future.set_exception(RuntimeError("boom"))
     with pytest.raises(RuntimeError, match="boom"):
         assemble._await_tests(future, done, True)
+
+
+def test_progress_false_makes_no_bar_and_the_same_result(monkeypatch, capsys):
+    """``progress=False`` opens no tqdm bar at all (a quiet stand-in counts the work), and
+    the result is that of a run with every bar shown."""
+    rec = Recorder(monkeypatch, file=io.StringIO())
+    df = iaf.simulate(n_items=10, seed=4)
+    quiet = iaf.agreement(df, n_boot=20, n_chance=300, progress=False)
+    assert rec.bars == []
+    shown = iaf.agreement(df, n_boot=20, n_chance=300, progress=True)
+    rec.check()
+    assert quiet.equals(shown)
+    assert capsys.readouterr().err == ""
+
+
+def test_the_quiet_bar_counts_as_a_bar():
+    with progress.Bars(False).steps(["a", "b"], desc="demo") as steps:
+        steps.start("b")
+        steps.part(1, 2)
+    assert isinstance(steps.bar, progress.QuietBar)
+    assert steps.bar.n == steps.bar.total == 2 * progress.Steps.SCALE

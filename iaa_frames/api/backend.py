@@ -19,6 +19,8 @@ from iaa_frames.settings.parameters import (
 from iaa_frames.settings.thresholds import concat_thresholds
 from iaa_frames.settings.validation import validate_params
 
+from .keys import item_keys_warning
+
 __all__ = ["agreement", "is_dask"]
 
 
@@ -56,8 +58,6 @@ def agreement(
     if not is_dask(df):
         ds = agreement_with_settings(df, n_boot=n_boot, settings=settings)
         if n_boot:  # the check reads the intervals
-            from .keys import item_keys_warning
-
             found = item_keys_warning(df, ds, settings)
             if found is not None:
                 warnings.warn(found, stacklevel=3)
