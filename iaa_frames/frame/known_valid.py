@@ -24,7 +24,8 @@ Examples
 >>> df = pd.DataFrame({"geometry": [shapely.box(0, 0, 1, 1), None]})
 >>> polygons_known_valid(df)
 False
->>> remember(df)
+>>> remember(df)  # it holds a polygon
+True
 >>> polygons_known_valid(df)
 True
 >>> df.loc[1, "geometry"] = shapely.box(0, 0, 2, 2)  # another object at a position
@@ -40,6 +41,7 @@ import weakref
 
 import numpy as np
 import pandas as pd
+import shapely
 
 __all__ = ["polygons_known_valid", "remember", "same_objects"]
 
@@ -54,13 +56,14 @@ def _column(frame: pd.DataFrame) -> np.ndarray | None:
     return frame["geometry"].to_numpy(dtype=object)
 
 
-def remember(frame: pd.DataFrame) -> None:
+def remember(frame: pd.DataFrame) -> bool:
     """Remember the geometry objects of ``frame``'s column as valid: every one a valid,
     finite polygon or multipolygon, or None (the column of a validated frame), until the
-    frame is released. A frame without a ``geometry`` column is not remembered."""
+    frame is released. A frame without a polygon (no ``geometry`` column, or only None
+    in it) is not remembered (False): its column costs nothing to check."""
     column = _column(frame)
-    if column is None:
-        return
+    if column is None or not shapely.is_geometry(column).any():
+        return False  # no polygon: nothing costly to spare (a column of boxes' None)
     key = id(frame)
     held = np.array(column, dtype=object, copy=True)  # not a view: the frame may change
     with _lock:
@@ -68,6 +71,7 @@ def remember(frame: pd.DataFrame) -> None:
         if entry is None or entry[0]() is not frame:
             weakref.finalize(frame, _forget, key)
         _KNOWN[key] = (weakref.ref(frame), held)
+    return True
 
 
 def _forget(key: int) -> None:

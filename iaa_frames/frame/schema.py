@@ -647,10 +647,22 @@ def is_blank(values: pd.Series) -> np.ndarray:
     >>> is_blank(pd.Series(["a", "", "  ", "\t\u3000", None, " a "]))
     array([False,  True,  True,  True, False, False])
     """
-    hits = [n for n in pd.unique(values) if isinstance(n, str) and not n.strip()]
+    names = pd.Series(pd.unique(values))
+    if pd.api.types.is_string_dtype(names) and len(names) > _LOOK_AT_ONCE:
+        # a name holding an ASCII letter or digit is not blank: only the others, in
+        # Python (at 1M boxes, 50,000 items: 3 ms against 56 ms a column)
+        plain = names.str.contains(_ALNUM, regex=True, na=False).to_numpy(dtype=bool)
+        names = names[~plain]
+    hits = [n for n in names if isinstance(n, str) and not n.strip()]
     if not hits:
         return np.zeros(len(values), dtype=bool)
     return (values.isin(hits) & values.notna()).to_numpy(dtype=bool)
+
+
+#: Distinct names from which :func:`is_blank` sets aside those with an ASCII letter or
+#: digit (:data:`_ALNUM`) before looking at the rest one by one.
+_LOOK_AT_ONCE = 1000
+_ALNUM = r"[0-9A-Za-z]"
 
 
 def _folded(name: str) -> str:
@@ -1037,8 +1049,7 @@ def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     kept = [c for c in df.attrs.get("iaa_attributes") or () if c in frame.columns]
     if kept:  # the attribute columns a reader or the simulator declared
         frame.attrs["iaa_attributes"] = kept
-    remember(frame)
-    if not known and not bad.any() and "geometry" in given.columns:
+    if remember(frame) and not known and not bad.any() and "geometry" in given.columns:
         passed = frame["geometry"].to_numpy(dtype=object)
         if same_objects(given["geometry"].to_numpy(dtype=object), passed):
             remember(given)  # its polygons passed as they are

@@ -8,7 +8,7 @@ import pytest
 
 import iaa_frames as iaf
 from iaa_frames.errors import DroppedRowsWarning, InvalidAnnotationError
-from iaa_frames.frame.schema import INVALID_REASONS
+from iaa_frames.frame.schema import INVALID_REASONS, is_blank
 
 
 def _frame(items, annotators, labels=None):
@@ -65,3 +65,16 @@ def test_blank_labels_are_kept_as_before():
     res = iaf.check(_frame(["a", "a"], ["x", "y"], labels=[" ", "cat"]))
     assert res.counts == {}
     assert res.frame["label"].tolist() == [" ", "cat"]
+
+
+@pytest.mark.parametrize("dtype", ["str", object])
+def test_blank_names_among_many_are_found_as_one_by_one(dtype):
+    """Past a thousand distinct names, the names with an ASCII letter or digit are set aside
+    at once; the blank ones are still those ``str.strip`` empties (Python's whitespace:
+    the separators \\x1c-\\x1f too), wherever they stand."""
+    odd = ["", " ", "\t\u3000", "\x1c", "\u00a0", "\u2028", "é", "·", " a ", "_"]
+    names = [f"img_{i:05d}" for i in range(3000)] + odd * 2 + [None]
+    values = pd.Series(names[::-1], dtype=dtype)
+    want = [isinstance(n, str) and not n.strip() for n in values]
+    assert is_blank(values).tolist() == want
+    assert sum(want) == 12  # six blank names, twice
