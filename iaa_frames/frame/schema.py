@@ -954,8 +954,13 @@ def _has_bad_text(df: pd.DataFrame) -> bool:
             continue
         dtype = df[col].dtype
         if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
-            # Arrow strings are valid UTF-8 by construction
-            if df[col].str.contains("\0", regex=False).fillna(False).any():
+            # Arrow strings are valid UTF-8 by construction; a NUL is a zero byte of their
+            # data, looked for in the buffers at once (bytes past a slice's end may hold
+            # one: the strings are then looked at)
+            chunks = df[col].array.__arrow_array__().chunks
+            if any(_zero_byte(c.buffers()[2]) for c in chunks) and (
+                df[col].str.contains("\0", regex=False).fillna(False).any()
+            ):
                 return True
             continue
         text = "\n".join(map(str, pd.unique(df[col].to_numpy(dtype=object))))
@@ -966,6 +971,11 @@ def _has_bad_text(df: pd.DataFrame) -> bool:
         except UnicodeEncodeError:
             return True
     return False
+
+
+def _zero_byte(buffer) -> bool:
+    """Whether an Arrow buffer (or None) holds a zero byte."""
+    return buffer is not None and memoryview(buffer).tobytes().find(0) >= 0
 
 
 def _bad_text(df: pd.DataFrame) -> str:

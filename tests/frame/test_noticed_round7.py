@@ -78,3 +78,27 @@ def test_blank_names_among_many_are_found_as_one_by_one(dtype):
     want = [isinstance(n, str) and not n.strip() for n in values]
     assert is_blank(values).tolist() == want
     assert sum(want) == 12  # six blank names, twice
+
+
+@pytest.mark.parametrize("where", ["item", "annotator", "label"])
+def test_a_nul_in_an_arrow_string_column_is_refused_wherever_it_stands(where):
+    """The zero byte is looked for in the Arrow buffers at once: found at the last row,
+    in a slice of the column, and not found in a slice that leaves it out."""
+    n = 3000
+    df = pd.DataFrame(
+        {
+            "item": [f"i{k % 50}" for k in range(n)],
+            "annotator": ["a", "b", "c"] * (n // 3),
+            "label": ["cat"] * n,
+            "x0": 0.0,
+            "y0": 0.0,
+            "x1": 1.0,
+            "y1": 1.0,
+        }
+    ).astype({"item": "str", "annotator": "str", "label": "str"})
+    df.loc[n - 1, where] = "x\0y"
+    with pytest.raises(InvalidAnnotationError):
+        iaf.validate(df)
+    with pytest.raises(InvalidAnnotationError):
+        iaf.validate(df.iloc[n // 2 :])
+    assert len(iaf.validate(df.iloc[: n - 1])) == n - 1  # its buffer still holds the NUL
