@@ -958,7 +958,7 @@ def _has_bad_text(df: pd.DataFrame) -> bool:
             # data, looked for in the buffers at once (bytes past a slice's end may hold
             # one: the strings are then looked at)
             chunks = df[col].array.__arrow_array__().chunks
-            if any(_zero_byte(c.buffers()[2]) for c in chunks) and (
+            if any(_may_hold_nul(c) for c in chunks) and (
                 df[col].str.contains("\0", regex=False).fillna(False).any()
             ):
                 return True
@@ -973,9 +973,13 @@ def _has_bad_text(df: pd.DataFrame) -> bool:
     return False
 
 
-def _zero_byte(buffer) -> bool:
-    """Whether an Arrow buffer (or None) holds a zero byte."""
-    return buffer is not None and memoryview(buffer).tobytes().find(0) >= 0
+def _may_hold_nul(chunk) -> bool:
+    """Whether an Arrow string array's data buffer holds a zero byte (True for a layout
+    other than validity, offsets and data: its strings are then looked at)."""
+    buffers = chunk.buffers()
+    if len(buffers) != 3:
+        return True
+    return buffers[2] is not None and memoryview(buffers[2]).tobytes().find(0) >= 0
 
 
 def _bad_text(df: pd.DataFrame) -> str:
