@@ -38,8 +38,9 @@ and 0.2-0.5 s more user time (TLB misses); the smaller corpora of the scale curv
 LVIS did not change (``benchmarks/results/thp_block_2026-12-07.txt``). Memory the process mapped
 before the block keeps its pages.
 
-Python's cyclic garbage collector is paused within the block (:func:`gc.disable`; on any
-system, with or without glibc). The engine makes its objects by the ten thousand (the
+Python's cyclic garbage collector is paused within the in-memory engine's blocks
+(``pause_collector``; :func:`gc.disable`, on any system, with or without glibc). The
+engine makes its objects by the ten thousand (the
 shapely geometries of hulls and rings, the reader's polygons): enough of them live
 through two young collections to make the collector run a *full* collection, which
 walks every object the process holds (about 130,000 after importing pandas, scipy and
@@ -47,9 +48,11 @@ xarray) for nothing, the engine's objects being freed by their reference counts.
 real LVIS subset that was one collection of 64-90 ms in a run of 1.1-1.4 s, none since;
 callgrind counts 54M fewer instructions in the collector (of 7.2G for reading the file
 and ``agreement``). Reference cycles made within the block are collected after it,
-by the collector's next run. When the last block in the process ends:
+by the collector's next run. A dask worker's blocks leave the collector alone: its tasks
+may follow one another in several threads without a moment when none is in a block.
+When the last block in the process ends:
 
-* the collector runs again (if it ran before the first block);
+* the collector runs again (if it ran before the first block that paused it);
 * huge pages are allowed again (if the block refused them);
 * a process started with ``MALLOC_TRIM_THRESHOLD_`` (and ``MALLOC_MMAP_THRESHOLD_``) gets
   the values it was started with back;
@@ -72,7 +75,7 @@ before, 0.44-0.46 s at the ceiling (0.33-0.50 s in two batches with a trim thres
 partition: 2.7 s of system time without it, 0.5 s with it). The results are the same bit
 for bit: the block changes where memory comes from, never a value (tested under glibc's
 ``MALLOC_PERTURB_``, which fills reused memory with a pattern). On another C library, or
-another system, the block pauses the collector and does nothing else.
+another system, the block pauses the collector (where asked) and does nothing else.
 
 Examples
 --------
@@ -145,7 +148,8 @@ DEFAULT_MMAP_THRESHOLD = 128 << 10
 _lock = threading.Lock()
 _depth = 0
 _huge_pages_refused = False  # by the first block (the process had not refused them itself)
-_collector_paused = False  # by the first block (the collector was running)
+_paused_depth = 0  # blocks that pause the collector
+_collector_paused = False  # by the first of them (the collector was running)
 
 
 def _after():
@@ -169,44 +173,51 @@ def _arena_limit_free() -> bool:
 
 
 @contextmanager
-def large_heap():
+def large_heap(*, pause_collector: bool = False):
     """glibc's thresholds raised within the block (and one arena for the process, and
     no transparent huge pages), so that freed memory is reused and fresh memory is not
-    zeroed 2 MiB at a time, and Python's cyclic collector paused; after the last block,
-    the collector and huge pages as before, a worker's own settings back and the heap's
-    free memory returned to the system (module docstring). Blocks may nest and run in
-    several threads: the first to enter sets the thresholds, the last to leave sets
-    those of after and trims. Without glibc, the collector's pause alone.
+    zeroed 2 MiB at a time, and with ``pause_collector`` Python's cyclic collector paused
+    (the in-memory engine's entry points; not a dask worker's tasks, which may follow
+    one another without end); after the last block, the collector and huge pages as
+    before, a worker's own settings back and the heap's free memory returned to the
+    system (module docstring). Blocks may nest and run in several threads: the first to
+    enter sets the thresholds, the last to leave sets those of after and trims (the
+    collector likewise, among the blocks that pause it). Without glibc, the collector's
+    pause alone.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> with large_heap():
+    >>> import gc, numpy as np
+    >>> with large_heap(pause_collector=True):
     ...     with large_heap():  # nested: the outer block sets and restores
     ...         n = int(np.arange(10).sum())
-    >>> n
-    45
+    ...     paused = not gc.isenabled()
+    >>> n, paused, gc.isenabled()
+    (45, True, True)
     """
-    global _depth, _collector_paused
+    global _depth, _paused_depth, _collector_paused
     libc = glibc()
     with _lock:
         _depth += 1
-        if _depth == 1:
-            _collector_paused = gc.isenabled()
-            gc.disable()
-            if libc is not None:
-                _enter(libc)
+        if pause_collector:
+            _paused_depth += 1
+            if _paused_depth == 1:
+                _collector_paused = gc.isenabled()
+                gc.disable()
+        if _depth == 1 and libc is not None:
+            _enter(libc)
     try:
         yield
     finally:
         with _lock:
             _depth -= 1
-            if _depth == 0:
-                if _collector_paused:
+            if pause_collector:
+                _paused_depth -= 1
+                if _paused_depth == 0 and _collector_paused:
                     gc.enable()
                     _collector_paused = False
-                if libc is not None:
-                    _leave(libc)
+            if _depth == 0 and libc is not None:
+                _leave(libc)
 
 
 def _enter(libc) -> None:

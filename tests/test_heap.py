@@ -180,29 +180,44 @@ def test_huge_pages_are_refused_inside_the_block_and_allowed_after():
 def test_nothing_but_the_collectors_pause_without_glibc(monkeypatch):
     monkeypatch.setattr(heap, "glibc", lambda: None)
     assert gc.isenabled()
-    with heap.large_heap():
+    with heap.large_heap(pause_collector=True):
         assert float(np.ones(10).sum()) == 10.0
         assert not gc.isenabled()
     assert gc.isenabled()
+    with heap.large_heap():
+        assert gc.isenabled()
 
 
 def test_the_collector_is_paused_in_the_block_and_runs_again_after(libc):
     assert gc.isenabled()
-    with heap.large_heap():
+    with heap.large_heap(pause_collector=True):
         assert not gc.isenabled()
-        with heap.large_heap():
+        with heap.large_heap(pause_collector=True):
             assert not gc.isenabled()
         assert not gc.isenabled()  # the outer block still runs
+        with heap.large_heap():  # a block that leaves the collector alone, inside
+            assert not gc.isenabled()
+        assert not gc.isenabled()
     assert gc.isenabled()
-    with pytest.raises(ZeroDivisionError), heap.large_heap():
+    with pytest.raises(ZeroDivisionError), heap.large_heap(pause_collector=True):
         1 / 0  # noqa: B018
+    assert gc.isenabled()
+
+
+def test_a_block_that_does_not_pause_leaves_the_collector_running(libc):
+    """A dask worker's blocks (``large_heap()``), even around one that pauses it."""
+    with heap.large_heap():
+        assert gc.isenabled()
+        with heap.large_heap(pause_collector=True):
+            assert not gc.isenabled()
+        assert gc.isenabled()
     assert gc.isenabled()
 
 
 def test_a_collector_paused_before_the_block_stays_paused(libc):
     gc.disable()
     try:
-        with heap.large_heap():
+        with heap.large_heap(pause_collector=True):
             assert not gc.isenabled()
         assert not gc.isenabled()
     finally:
@@ -219,7 +234,7 @@ def test_a_block_runs_no_collection_and_the_collector_runs_again_after(libc):
     gc.collect()  # young generation empty: no collection as the block starts
     gc.callbacks.append(count)
     try:
-        with heap.large_heap():
+        with heap.large_heap(pause_collector=True):
             cycles = [[] for _ in range(20_000)]  # thirty young collections' worth
             for a in cycles:
                 a.append(a)  # each a cycle, for the collector
@@ -456,3 +471,18 @@ def test_the_old_name_imports_with_a_warning():
     with pytest.warns(FutureWarning, match="iaa_frames.heap"):
         from iaa_frames.dask import heap as old
     assert old is heap
+
+
+def test_the_dask_engine_leaves_the_collector_running(monkeypatch):
+    """A dask computation's blocks do not pause the collector: a worker's tasks may
+    follow one another in several threads without a moment outside a block."""
+    pytest.importorskip("dask")
+    paused = []
+    monkeypatch.setattr(gc, "disable", lambda: paused.append(1))
+    df = iaf.simulate(n_items=8, kind="polygon", seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        iaf.agreement(iaf.dask.from_pandas(df, npartitions=2), n_chance=200, n_boot=0)
+        assert paused == []
+        iaf.agreement(df, n_chance=200, n_boot=0, progress=False)  # the in-memory engine
+    assert paused

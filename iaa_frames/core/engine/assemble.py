@@ -597,7 +597,7 @@ def agreement_from_tables(
     # soon as its cells are built, while this one runs the bootstrap (numpy and scipy
     # release the GIL in their array loops); freed temporaries are reused, not unmapped
     # (iaa_frames.heap)
-    with large_heap(), SideThread() as pool:
+    with large_heap(pause_collector=True), SideThread() as pool:
         tests = _Tests(pool, min_chance, seed, done.put)
         classification = pool.submit(component_cells, tables, layout, "classification")
         presence = pool.submit(PresenceCells.build, layout, n_items, tables.units, tables.coverage)
@@ -825,7 +825,8 @@ def agreement_with_settings(
     :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
     seed, progress = settings.seed, settings.progress
     if not settings.several:
-        with large_heap():  # one block for both steps: the heap is not trimmed between
+        # one block for both steps: the heap is not trimmed between
+        with large_heap(pause_collector=True):
             tables = pair_tables_from(df, settings)
             return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
     every = iter_tables_from(df, settings.thresholds, settings)

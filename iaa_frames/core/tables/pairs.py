@@ -259,7 +259,8 @@ def pair_tables_from(df: pd.DataFrame, settings: MatchSettings) -> PairTables:
     True
     """
     require_comparable(df)
-    with large_heap():  # freed temporaries reused, not unmapped (iaa_frames.heap)
+    # freed temporaries reused, not unmapped; the collector paused (iaa_frames.heap)
+    with large_heap(pause_collector=True):
         corpus = prepare(df)
         with Jobs() as jobs:  # the search for copies runs beside the matching
             copies = jobs.submit(find_copies, corpus) if corpus.group is None else None
@@ -400,7 +401,8 @@ def iter_tables_from(df: pd.DataFrame, thresholds, settings: MatchSettings):
         # one bar per stage and threshold, never nested: the threshold names the bars
         bars = Bars(settings.progress, prefix=threshold_prefix(tau, k, len(taus)))
         at = settings_of({**settings.as_kwargs(), "match_threshold": tau})
-        with large_heap():  # not across the yield: the caller's work is its own
+        # not across the yield: the caller's work is its own
+        with large_heap(pause_collector=True):
             tables = tables_of_corpus(corpus, at, bars, cache)
         yield tables
 
