@@ -45,7 +45,7 @@ shapely geometries of hulls and rings, the reader's polygons): enough of them li
 through two young collections to make the collector run a *full* collection, which
 walks every object the process holds (about 130,000 after importing pandas, scipy and
 xarray) for nothing, the engine's objects being freed by their reference counts. On the
-real LVIS subset that was one collection of 64-90 ms in a run of 1.1-1.4 s, none since;
+real LVIS subset that was one collection of 56-90 ms in a run of 1.1-1.4 s, none since;
 callgrind counts 54M fewer instructions in the collector (of 7.2G for reading the file
 and ``agreement``). Reference cycles made within the block are collected after it,
 by the collector's next run. A dask worker's blocks leave the collector alone: its tasks

@@ -650,7 +650,7 @@ def is_blank(values: pd.Series) -> np.ndarray:
     names = pd.Series(pd.unique(values))
     if pd.api.types.is_string_dtype(names) and len(names) > _LOOK_AT_ONCE:
         # a name holding an ASCII letter or digit is not blank: only the others, in
-        # Python (at 1M boxes, 50,000 items: 3 ms against 56 ms a column)
+        # Python (at 1M boxes, 50,000 items: 14 ms against 44 ms, best of five)
         plain = names.str.contains(_ALNUM, regex=True, na=False).to_numpy(dtype=bool)
         names = names[~plain]
     hits = [n for n in names if isinstance(n, str) and not n.strip()]
