@@ -1,33 +1,46 @@
-"""Frames whose polygons were validated: their geometry column is not checked again.
+"""Frames whose validation is known: not checked again while they are unchanged.
 
-Checking the polygons (``shapely.is_valid``, the repair of the invalid ones, their
-coordinates' finiteness) is the costly part of :func:`~iaa_frames.frame.schema.validate`,
-and every entry point validates the frame it is given, including a frame a reader or
-:func:`~iaa_frames.frame.schema.validate` has just returned (the real LVIS subset: a
-validation of 30-35 ms, 11 ms with its polygons known; a notebook calling ``df.iaa`` methods in turn on one frame
-pays it at every call). shapely's geometries cannot change: a geometry object that
-validation kept stays valid as long as it exists.
+Every entry point validates the frame it is given, including a frame a reader or
+:func:`~iaa_frames.frame.schema.validate` has just returned. A notebook calling ``df.iaa``
+methods in turn on one frame would pay the validation at every call: at 1M boxes 0.27 s
+of an 8 s run; the real LVIS subset 30-35 ms, most of it the check of its polygons
+(``shapely.is_valid``, the repair of the invalid ones, their coordinates' finiteness).
 
-So after a validation the frame it returns (and the frame it was given, where the two
-hold the same geometry objects) is remembered with the geometry objects of its column,
-by position (:func:`remember`). Validating that frame again compares the objects of its
-column with those by identity (about 20 ns a row) and, where every one is the same
-object, skips the checks of the polygons (:func:`polygons_known_valid`); any change of
-the column (a geometry set, rows added, dropped or reordered, a copy of the frame) puts
-another object, or another frame, in their place, and the column is checked in full.
-The memory is a reference a row, released with the frame (the frame itself is held by a
-weak reference).
+So a frame a validation returns is remembered (:func:`remember`), twice over:
+
+- **Whole** (:func:`known_valid`): where pandas copies on write (pandas 3: always), the
+  frame's index, its columns and the memory of every column. The memo holds a shallow
+  copy of the frame, which shares that memory: a value set in the frame (``loc``,
+  ``iloc``, ``fillna(inplace=True)``, ...) then copies the column it writes before
+  writing, a column set or dropped, a renaming, a reindexing replaces the columns or the
+  index, and the frame no longer matches. A frame that matches holds what its validation
+  returned, and validating it again returns that (:func:`~iaa_frames.frame.schema.check`
+  skips every check). A column whose memory pandas does not expose (a nullable integer,
+  a category, a date) leaves the frame unremembered whole. An object held in a cell and
+  changed in place (a list appended to) is not seen; shapely's geometries and strings,
+  which validation reads, cannot change.
+- **By its polygons** (:func:`polygons_known_valid`): the geometry objects of its column,
+  by position. Validating a frame whose column holds the very same objects (about 20 ns
+  a row to compare) skips the check of its polygons, the costly part; a geometry object
+  that validation kept stays valid as long as it exists. The frame a validation was
+  *given* is remembered so too when its polygons passed as they are
+  (:func:`remember_polygons`).
+
+The memo holds the frame by a weak reference, and its copies are released with it.
 
 Examples
 --------
 >>> import pandas as pd, shapely
->>> df = pd.DataFrame({"geometry": [shapely.box(0, 0, 1, 1), None]})
->>> polygons_known_valid(df)
-False
+>>> df = pd.DataFrame({"geometry": [shapely.box(0, 0, 1, 1), None], "x0": [0.0, 1.0]})
+>>> polygons_known_valid(df), known_valid(df)
+(False, False)
 >>> remember(df)  # it holds a polygon
 True
->>> polygons_known_valid(df)
-True
+>>> polygons_known_valid(df), known_valid(df)
+(True, True)
+>>> df.loc[1, "x0"] = 2.0  # a value set: the column is copied before it is written
+>>> polygons_known_valid(df), known_valid(df)
+(True, False)
 >>> df.loc[1, "geometry"] = shapely.box(0, 0, 2, 2)  # another object at a position
 >>> polygons_known_valid(df)
 False
@@ -38,15 +51,41 @@ from __future__ import annotations
 import operator
 import threading
 import weakref
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import shapely
 
-__all__ = ["polygons_known_valid", "remember", "same_objects"]
+__all__ = [
+    "COPY_ON_WRITE",
+    "known_valid",
+    "polygons_known_valid",
+    "remember",
+    "remember_polygons",
+    "same_objects",
+]
 
-#: id of a remembered frame -> (a weak reference to it, the geometry objects of its column)
-_KNOWN: dict[int, tuple[weakref.ref, np.ndarray]] = {}
+#: Whether pandas copies a column on write while another frame shares it (always from
+#: pandas 3; an option of pandas 2.2, off by default): frames are remembered whole only
+#: then.
+COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """What the memo holds of a frame: a weak reference to it, the geometry objects of
+    its column (None: no polygon) and, remembered whole, a shallow copy sharing its
+    memory, its index, its columns and the witnesses of its columns (None: not
+    whole)."""
+
+    ref: weakref.ref
+    polygons: np.ndarray | None
+    whole: tuple | None = None
+
+
+#: id of a remembered frame -> its entry
+_KNOWN: dict[int, _Entry] = {}
 _lock = threading.RLock()  # a frame released by the collector inside the lock: its _forget
 
 
@@ -56,40 +95,130 @@ def _column(frame: pd.DataFrame) -> np.ndarray | None:
     return frame["geometry"].to_numpy(dtype=object)
 
 
-def remember(frame: pd.DataFrame) -> bool:
-    """Remember the geometry objects of ``frame``'s column as valid: every one a valid,
-    finite polygon or multipolygon, or None (the column of a validated frame), until the
-    frame is released. A frame without a polygon (no ``geometry`` column, or only None
-    in it) is not remembered (False): its column costs nothing to check."""
+def _polygons(frame: pd.DataFrame) -> np.ndarray | None:
+    """A copy of the geometry objects of ``frame``'s column, None without a polygon."""
     column = _column(frame)
     if column is None or not shapely.is_geometry(column).any():
-        return False  # no polygon: nothing costly to spare (a column of boxes' None)
+        return None  # no polygon: nothing costly to spare (a column of boxes' None)
+    return np.array(column, dtype=object, copy=True)  # not a view: the frame may change
+
+
+def _memory(values) -> tuple | None:
+    """Where the values of a column live: the address, shape and strides of a numpy
+    array; every buffer's address, offset and length of an Arrow array; None for a column
+    whose memory pandas does not expose (masked, categorical, dates)."""
+    if isinstance(values, pd.arrays.NumpyExtensionArray):
+        data = values.to_numpy()  # the array itself, no copy
+        return (data.__array_interface__["data"][0], data.shape, data.strides, data.dtype.str)
+    if isinstance(values, pd.arrays.ArrowExtensionArray):
+        data = values.__arrow_array__()  # the array itself: a ChunkedArray
+        return tuple(
+            (chunk.offset, len(chunk), *(0 if b is None else b.address for b in chunk.buffers()))
+            for chunk in data.chunks
+        )
+    return None
+
+
+def _witnesses(frame: pd.DataFrame) -> tuple | None:
+    """What shows that each column of ``frame`` is unchanged: its memory
+    (:func:`_memory`), or a copy of its values, compared by value (a masked, categorical
+    or date column, whose memory pandas does not expose: a reader's ``iscrowd``); None
+    where two columns share a name."""
+    if not frame.columns.is_unique:
+        return None
+    out = []
+    for name in frame.columns:
+        values = frame[name].array
+        where = _memory(values)
+        out.append(values.copy() if where is None else where)
+    return tuple(out)
+
+
+def _unchanged(frame: pd.DataFrame, witnesses: tuple) -> bool:
+    """Whether every column of ``frame`` matches its witness (:func:`_witnesses`)."""
+    if len(frame.columns) != len(witnesses):
+        return False
+    for name, witness in zip(frame.columns, witnesses):
+        values = frame[name].array
+        if isinstance(witness, tuple):
+            if _memory(values) != witness:
+                return False
+        elif type(values) is not type(witness) or not values.equals(witness):
+            return False
+    return True
+
+
+def _store(frame: pd.DataFrame, entry: _Entry) -> None:
     key = id(frame)
-    held = np.array(column, dtype=object, copy=True)  # not a view: the frame may change
     with _lock:
-        entry = _KNOWN.get(key)
-        if entry is None or entry[0]() is not frame:
+        old = _KNOWN.get(key)
+        if old is None or old.ref() is not frame:
             weakref.finalize(frame, _forget, key)
-        _KNOWN[key] = (weakref.ref(frame), held)
+        _KNOWN[key] = entry
+
+
+def remember(frame: pd.DataFrame) -> bool:
+    """Remember ``frame``, as a validation returned it, as valid: whole while it is
+    unchanged (:func:`known_valid`; where pandas copies on write), by its polygons while
+    its geometry column holds the same objects (:func:`polygons_known_valid`), until the
+    frame is released. Whether it was remembered at all (False: a frame without a polygon
+    on a pandas that does not copy on write, or whose columns share a name)."""
+    polygons = _polygons(frame)
+    witnesses = _witnesses(frame) if COPY_ON_WRITE else None
+    if polygons is None and witnesses is None:
+        return False
+    whole = None
+    if witnesses is not None:
+        # the copy shares the frame's memory and makes pandas copy a column before a
+        # write; the axes themselves are held, compared by identity
+        whole = (frame.copy(deep=False), frame.index, frame.columns, witnesses)
+    _store(frame, _Entry(weakref.ref(frame), polygons, whole))
+    return True
+
+
+def remember_polygons(frame: pd.DataFrame) -> bool:
+    """Remember the geometry objects of ``frame``'s column as valid polygons (a frame
+    whose polygons passed a validation as they are, though the validation changed other
+    columns), until the frame is released; False without a polygon."""
+    polygons = _polygons(frame)
+    if polygons is None:
+        return False
+    _store(frame, _Entry(weakref.ref(frame), polygons))
     return True
 
 
 def _forget(key: int) -> None:
     with _lock:
         entry = _KNOWN.get(key)
-        if entry is not None and entry[0]() is None:
+        if entry is not None and entry.ref() is None:
             del _KNOWN[key]
+
+
+def _entry(frame: pd.DataFrame) -> _Entry | None:
+    with _lock:
+        entry = _KNOWN.get(id(frame))
+    return entry if entry is not None and entry.ref() is frame else None
+
+
+def known_valid(frame: pd.DataFrame) -> bool:
+    """Whether ``frame`` is unchanged since a validation returned it (:func:`remember`):
+    the same index and columns, and every column the same memory or values."""
+    entry = _entry(frame)
+    if entry is None or entry.whole is None:
+        return False
+    _, index, columns, witnesses = entry.whole
+    return frame.index is index and frame.columns is columns and _unchanged(frame, witnesses)
 
 
 def polygons_known_valid(frame: pd.DataFrame) -> bool:
     """Whether every position of ``frame``'s geometry column holds the very object it held
-    when the frame was remembered (:func:`remember`): then the column needs no check."""
-    with _lock:
-        entry = _KNOWN.get(id(frame))
-    if entry is None or entry[0]() is not frame:
+    when the frame was remembered (:func:`remember`, :func:`remember_polygons`): then the
+    column needs no check."""
+    entry = _entry(frame)
+    if entry is None or entry.polygons is None:
         return False
     column = _column(frame)
-    return column is not None and same_objects(column, entry[1])
+    return column is not None and same_objects(column, entry.polygons)
 
 
 def same_objects(a: np.ndarray, b: np.ndarray) -> bool:

@@ -33,7 +33,13 @@ from iaa_frames.errors import (
 )
 from iaa_frames.geometry.kinds import geometries_as_kinds, parametric_kinds
 
-from .known_valid import polygons_known_valid, remember, same_objects
+from .known_valid import (
+    known_valid,
+    polygons_known_valid,
+    remember,
+    remember_polygons,
+    same_objects,
+)
 from .tangles import MAX_CROSSINGS, crossings
 
 __all__ = [
@@ -1029,6 +1035,8 @@ def _with_reason(rows: pd.DataFrame, reason: np.ndarray) -> pd.DataFrame:
 
 def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     """:func:`check`, plus the positions of the invalid rows."""
+    if isinstance(df, pd.DataFrame) and known_valid(df):  # unchanged since validated
+        return _validated_again(df), np.zeros(0, dtype=np.intp)
     _schema(df)
     for col in ("item", "annotator", "label"):  # before anything hashes a list (a group
         _refuse_containers(df[col], col)  # that is no name is an invalid annotation)
@@ -1056,17 +1064,11 @@ def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     frame = _fill_item_sizes(frame)
     counts = pd.Series(reason).value_counts().to_dict() if bad.any() else {}
     n_repaired = int(repaired[~bad].sum())
-    frame.attrs = {
-        "iaa_dropped": {str(k): int(v) for k, v in counts.items()},
-        "iaa_repaired": n_repaired,
-    }
-    kept = [c for c in df.attrs.get("iaa_attributes") or () if c in frame.columns]
-    if kept:  # the attribute columns a reader or the simulator declared
-        frame.attrs["iaa_attributes"] = kept
+    frame.attrs = _attrs(df, frame, counts, n_repaired)
     if remember(frame) and not known and not bad.any() and "geometry" in given.columns:
         passed = frame["geometry"].to_numpy(dtype=object)
         if same_objects(given["geometry"].to_numpy(dtype=object), passed):
-            remember(given)  # its polygons passed as they are
+            remember_polygons(given)  # its polygons passed as they are
     result = ValidationResult(
         frame=frame,
         dropped=dropped,
@@ -1074,6 +1076,28 @@ def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
         counts={str(k): int(v) for k, v in counts.items()},
     )
     return result, np.flatnonzero(bad)
+
+
+def _attrs(given: pd.DataFrame, frame: pd.DataFrame, counts: dict, n_repaired: int) -> dict:
+    """The ``attrs`` of a validated frame: the rows dropped per reason, the polygons
+    repaired and the attribute columns a reader or the simulator declared (those kept)."""
+    attrs = {"iaa_dropped": {str(k): int(v) for k, v in counts.items()}, "iaa_repaired": n_repaired}
+    kept = [c for c in given.attrs.get("iaa_attributes") or () if c in frame.columns]
+    if kept:
+        attrs["iaa_attributes"] = kept
+    return attrs
+
+
+def _validated_again(df: pd.DataFrame) -> ValidationResult:
+    """What validating a frame that a validation returned, unchanged since
+    (:func:`~iaa_frames.frame.known_valid.known_valid`), gives: the frame as it is (a
+    shallow copy), nothing dropped, nothing repaired, every check skipped (1M boxes: 0.27
+    s)."""
+    frame = df.copy(deep=False)
+    frame.attrs = _attrs(df, frame, {}, 0)
+    remember(frame)
+    dropped = _with_reason(df.iloc[:0], np.array([], dtype=object))
+    return ValidationResult(frame=frame, dropped=dropped, repaired=0, counts={})
 
 
 def validate(df: pd.DataFrame, *, on_invalid: str = "raise") -> pd.DataFrame:

@@ -1,5 +1,6 @@
-"""iaa_frames.frame.known_valid: a validated frame's polygons are not checked again, and
-any change of its geometry column is."""
+"""iaa_frames.frame.known_valid: a validated frame is not checked again while it is
+unchanged, its polygons not while its geometry column holds the same objects, and any
+change is checked."""
 
 from __future__ import annotations
 
@@ -11,10 +12,18 @@ import numpy as np
 import pandas as pd
 import pytest
 import shapely
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import iaa_frames as iaf
-from iaa_frames.errors import RepairedGeometryWarning
-from iaa_frames.frame.known_valid import polygons_known_valid, remember, same_objects
+from iaa_frames.errors import IAAError, RepairedGeometryWarning
+from iaa_frames.frame.known_valid import (
+    COPY_ON_WRITE,
+    known_valid,
+    polygons_known_valid,
+    remember,
+    same_objects,
+)
 
 BOWTIE = shapely.Polygon([(0, 0), (2, 2), (2, 0), (0, 2)])  # crosses itself: repaired
 
@@ -142,3 +151,157 @@ def test_same_objects_is_identity_not_equality():
     assert same_objects(x, np.array([a, None], dtype=object))
     assert not same_objects(x, np.array([b, None], dtype=object))
     assert not same_objects(x, x[:1])
+
+
+# ----------------------------------------------------------------- the whole frame
+
+needs_cow = pytest.mark.skipif(not COPY_ON_WRITE, reason="pandas copies on write from 3.0")
+
+
+def _boxes(n=40, seed=0):
+    """Boxes of three annotators, with extras of every storage: a masked integer, a
+    category, a string and an object column."""
+    rng = np.random.default_rng(seed)
+    x, y = rng.uniform(0, 500, (2, n))
+    df = pd.DataFrame(
+        {
+            "item": [f"img{i % 7}" for i in range(n)],
+            "annotator": [("a", "b", "c")[i % 3] for i in range(n)],
+            "label": rng.choice(["car", "person"], n),
+            "x0": x,
+            "y0": y,
+            "x1": x + rng.uniform(5, 40, n),
+            "y1": y + rng.uniform(5, 40, n),
+            "iscrowd": pd.array(rng.integers(0, 2, n), dtype="Int64"),
+            "source": pd.Categorical(rng.choice(["web", "scan"], n)),
+            "note": [f"n{i}" for i in range(n)],
+            "tags": [("t", i) for i in range(n)],
+        }
+    )
+    return df
+
+
+def _full(frame):
+    """The validation of ``frame`` with every check (a deep copy is never remembered)."""
+    return iaf.check(frame.copy(deep=True))
+
+
+def _assert_same(a, b):
+    pd.testing.assert_frame_equal(a.frame, b.frame, check_exact=True)
+    assert a.frame.attrs == b.frame.attrs
+    pd.testing.assert_frame_equal(a.dropped, b.dropped)
+    assert (a.repaired, a.counts) == (b.repaired, b.counts)
+
+
+@needs_cow
+@pytest.mark.parametrize("name", ["coco", "coco_raters", "cvat", "labelstudio", "voc", "yolo"])
+def test_a_read_frame_validated_again_is_what_every_check_gives(name):
+    read = iaf.load_sample(name)
+    assert known_valid(read)
+    fast = iaf.check(read)
+    _assert_same(fast, _full(read))
+    assert fast.frame is not read and known_valid(fast.frame)
+    assert not known_valid(read.copy())
+
+
+@needs_cow
+def test_a_validated_frame_with_extras_of_every_storage_is_known():
+    out = iaf.validate(_boxes())
+    assert known_valid(out)
+    _assert_same(iaf.check(out), _full(out))
+    again = iaf.validate(out)
+    again.loc[0, "x0"] = -1.0  # the copy returned is the caller's: the frame stays known
+    assert known_valid(out) and out.loc[0, "x0"] != -1.0
+
+
+# every way to change a validated frame in place; each must make it checked again
+CHANGES = {
+    "loc number": lambda f: f.loc.__setitem__((f.index[0], "x1"), f["x0"].iloc[0] - 1),
+    "iloc number": lambda f: f.iloc.__setitem__((1, f.columns.get_loc("y1")), np.nan),
+    "iat label": lambda f: f.iat.__setitem__((0, f.columns.get_loc("label")), "(all)"),
+    "loc annotator": lambda f: f.loc.__setitem__((f.index[2], "annotator"), " "),
+    "masked extra": lambda f: f.loc.__setitem__((f.index[0], "iscrowd"), pd.NA),
+    "category extra": lambda f: f.loc.__setitem__(
+        (f.index[0], "source"), "web" if f["source"].iloc[0] == "scan" else "scan"
+    ),
+    "object extra": lambda f: f.loc.__setitem__((f.index[0], "tags"), "x\x00y"),
+    "column set": lambda f: f.__setitem__("x0", f["x1"] + 1),
+    "column added": lambda f: f.__setitem__("extra", 1),
+    "column deleted": lambda f: f.__delitem__("note"),
+    "renamed": lambda f: f.rename(columns={"label": "category"}, inplace=True),
+    "index set": lambda f: setattr(f, "index", f.index[::-1]),
+    "fillna": lambda f: f.fillna({"iscrowd": 5}, inplace=True),
+    "update": lambda f: f.update(pd.DataFrame({"x1": f["x1"].clip(upper=250)})),
+}
+
+
+@needs_cow
+@pytest.mark.parametrize("change", list(CHANGES), ids=list(CHANGES))
+def test_a_frame_changed_in_place_is_checked_again(change):
+    df = _boxes()
+    df.loc[3, "iscrowd"] = pd.NA
+    out = iaf.validate(df)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        CHANGES[change](out)
+    assert not known_valid(out)
+    try:
+        expected = _full(out)
+    except IAAError as exc:
+        with pytest.raises(type(exc)):
+            iaf.check(out)
+        return
+    _assert_same(iaf.check(out), expected)
+
+
+@needs_cow
+def test_a_box_inverted_after_validation_is_refused():
+    out = iaf.validate(_boxes())
+    out.loc[0, "x1"] = out.loc[0, "x0"] - 10
+    with pytest.raises(IAAError, match="inverted|x0 < x1"):
+        iaf.validate(out)
+
+
+@needs_cow
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    changes=st.lists(
+        st.tuples(
+            st.sampled_from(["x0", "y0", "x1", "y1", "label", "annotator", "item", "iscrowd"]),
+            st.integers(0, 39),
+            st.sampled_from([0.0, -3.0, 1e300, np.nan, "", "cat", " (all) ", None]),
+        ),
+        max_size=3,
+    ),
+    revalidate=st.booleans(),
+)
+def test_any_values_set_after_validation_give_what_every_check_gives(changes, revalidate):
+    """Whatever is set where, and whether the frame was validated again in between, the
+    validation of the frame is that of its deep copy (or the same error)."""
+    frame = iaf.validate(_boxes(seed=1))
+    if revalidate:
+        frame = iaf.validate(frame)
+    for column, row, value in changes:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                frame.loc[row, column] = value
+            except (TypeError, ValueError):
+                continue  # a value the column's dtype refuses
+    try:
+        expected = _full(frame)
+    except IAAError as exc:
+        with pytest.raises(type(exc)):
+            iaf.check(frame)
+        return
+    _assert_same(iaf.check(frame), expected)
+
+
+@needs_cow
+def test_a_frame_remembered_whole_holds_no_more_memory_after_it_is_released():
+    out = iaf.validate(_boxes())
+    ref = weakref.ref(out)
+    x0 = weakref.ref(out["x0"].to_numpy().base if out["x0"].to_numpy().base is not None else out)
+    del out
+    gc.collect()
+    assert ref() is None and x0() is None
