@@ -1141,8 +1141,9 @@ def validate(df: pd.DataFrame, *, on_invalid: str = "raise") -> pd.DataFrame:
         index is kept. ``attrs["iaa_dropped"]`` and ``attrs["iaa_repaired"]`` record the
         counts; ``attrs["iaa_attributes"]`` (the attribute columns, see
         :func:`iaa_frames.attribute_agreement`) is kept. Validating a validated frame
-        returns an equal frame (its polygons are not checked again while its geometry
-        column holds the same objects: :mod:`iaa_frames.frame.known_valid`).
+        returns an equal frame: without any check while the frame is unchanged since its
+        validation, without the check of its polygons while its geometry column holds the
+        same objects (:mod:`iaa_frames.frame.known_valid`).
 
     Raises
     ------
