@@ -26,7 +26,10 @@ So a frame a validation returns is remembered (:func:`remember`), twice over:
   *given* is remembered so too when its polygons passed as they are
   (:func:`remember_polygons`).
 
-The memo holds the frame by a weak reference, and its copies are released with it.
+The memo holds the frame by a weak reference, and its copies are released with it. A
+column written after the validation is copied once (its first write), and the memo keeps
+the column as it was until the frame is validated again or released: at most one copy of
+each column changed.
 
 Examples
 --------
