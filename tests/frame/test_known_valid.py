@@ -232,6 +232,14 @@ CHANGES = {
     "index set": lambda f: setattr(f, "index", f.index[::-1]),
     "fillna": lambda f: f.fillna({"iscrowd": 5}, inplace=True),
     "update": lambda f: f.update(pd.DataFrame({"x1": f["x1"].clip(upper=250)})),
+    # writes into a column's own array, which pandas lets through without a copy
+    "array number": lambda f: f["x1"].array.__setitem__(0, f["x0"].iloc[0] - 1),
+    "array geometry": lambda f: f["geometry"].array.__setitem__(0, BOWTIE),
+    "array masked": lambda f: f["iscrowd"].array.__setitem__(0, pd.NA),
+    "array string": lambda f: f["label"].array.__setitem__(0, "(all)"),
+    "array category": lambda f: f["source"].array.__setitem__(
+        0, "web" if f["source"].iloc[0] == "scan" else "scan"
+    ),
 }
 
 
@@ -270,22 +278,27 @@ def test_a_box_inverted_after_validation_is_refused():
             st.sampled_from(["x0", "y0", "x1", "y1", "label", "annotator", "item", "iscrowd"]),
             st.integers(0, 39),
             st.sampled_from([0.0, -3.0, 1e300, np.nan, "", "cat", " (all) ", None]),
+            st.booleans(),  # into the column's own array, past the copy on write
         ),
         max_size=3,
     ),
     revalidate=st.booleans(),
 )
 def test_any_values_set_after_validation_give_what_every_check_gives(changes, revalidate):
-    """Whatever is set where, and whether the frame was validated again in between, the
-    validation of the frame is that of its deep copy (or the same error)."""
+    """Whatever is set where, by ``loc`` or into a column's array, and whether the frame
+    was validated again in between, the validation of the frame is that of its deep copy
+    (or the same error)."""
     frame = iaf.validate(_boxes(seed=1))
     if revalidate:
         frame = iaf.validate(frame)
-    for column, row, value in changes:
+    for column, row, value, into_array in changes:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                frame.loc[row, column] = value
+                if into_array:
+                    frame[column].array[frame.index.get_loc(row)] = value
+                else:
+                    frame.loc[row, column] = value
             except (TypeError, ValueError):
                 continue  # a value the column's dtype refuses
     try:
