@@ -1091,8 +1091,8 @@ def _attrs(given: pd.DataFrame, frame: pd.DataFrame, counts: dict, n_repaired: i
 def _validated_again(df: pd.DataFrame) -> ValidationResult:
     """What validating a frame that a validation returned, unchanged since
     (:func:`~iaa_frames.frame.known_valid.known_valid`), gives: the frame as it is (a
-    shallow copy), nothing dropped, nothing repaired, every check skipped (1M boxes: 0.27
-    s)."""
+    shallow copy), nothing dropped, nothing repaired, every check skipped (1M boxes:
+    59 ms instead of 0.37 s)."""
     frame = df.copy(deep=False)
     frame.attrs = _attrs(df, frame, {}, 0)
     remember(frame)
