@@ -33,14 +33,9 @@ from iaa_frames.errors import (
 )
 from iaa_frames.geometry.kinds import geometries_as_kinds, parametric_kinds
 
-from .known_valid import (
-    known_valid,
-    polygons_known_valid,
-    remember,
-    remember_polygons,
-    same_objects,
-)
+from .known_valid import known_valid, polygons_known_valid, remember, remember_polygons
 from .tangles import MAX_CROSSINGS, crossings
+from .unchanged import same_objects
 
 __all__ = [
     "ALL",

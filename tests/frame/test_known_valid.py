@@ -17,13 +17,8 @@ from hypothesis import strategies as st
 
 import iaa_frames as iaf
 from iaa_frames.errors import IAAError, RepairedGeometryWarning
-from iaa_frames.frame.known_valid import (
-    COPY_ON_WRITE,
-    known_valid,
-    polygons_known_valid,
-    remember,
-    same_objects,
-)
+from iaa_frames.frame.known_valid import known_valid, polygons_known_valid, remember
+from iaa_frames.frame.unchanged import COPY_ON_WRITE, same_objects
 
 BOWTIE = shapely.Polygon([(0, 0), (2, 2), (2, 0), (0, 2)])  # crosses itself: repaired
 
