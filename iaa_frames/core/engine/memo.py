@@ -6,7 +6,11 @@ drilldown, plots) is computed from the tables in milliseconds. Every entry point
 takes a frame (``iaf.sigma``, ``iaf.conflicts``, ``df.iaa.*``, the plots, the report)
 therefore keeps the tables of the last few frames here, keyed by a digest of the frame's
 *content* (every column's values, names and dtypes, polygons by their WKB) and the
-parameters. Editing the frame changes the digest, so a stale entry is never used.
+parameters. Editing the frame changes the digest, so a stale entry is never used. The
+digest of a frame object is computed once while the frame is unchanged
+(:class:`~iaa_frames.frame.unchanged.Snapshot`: any value written, by pandas or into a
+column's array, is seen; an object held in a cell and changed in place, a list appended
+to, is not).
 
 The agreement Dataset, the pairwise tables and the item tables computed from one entry's
 tables are kept with it (:meth:`Entry.result`, :meth:`Entry.pairwise_of`,
