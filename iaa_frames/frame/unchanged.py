@@ -115,7 +115,10 @@ def _witness(values):
 def _holds(values, witness) -> bool:
     """Whether a column's values match their witness (:func:`_witness`)."""
     if not isinstance(witness, tuple):
-        return type(values) is type(witness) and bool(values.equals(witness))
+        try:
+            return type(values) is type(witness) and bool(values.equals(witness))
+        except (TypeError, ValueError, NotImplementedError):  # an array that cannot say
+            return False
     where, content = witness
     if _memory(values) != where:
         return False
@@ -142,7 +145,10 @@ class Snapshot:
         columns share a name."""
         if not COPY_ON_WRITE or not frame.columns.is_unique:
             return None
-        witnesses = tuple(_witness(frame[name].array) for name in frame.columns)
+        try:
+            witnesses = tuple(_witness(frame[name].array) for name in frame.columns)
+        except (TypeError, ValueError, NotImplementedError):  # an array that cannot copy
+            return None
         return cls(frame.copy(deep=False), frame.index, frame.columns, witnesses)
 
     def matches(self, frame: pd.DataFrame) -> bool:

@@ -153,3 +153,19 @@ def test_the_digest_of_a_frame_follows_its_content():
     assert second != first and second == frame_digest(df.copy())
     df.loc[0, "x"] = df["x"].iloc[0]  # the same value: the same digest, computed again
     assert frame_digest(df) == second
+
+
+def test_a_column_that_cannot_be_compared_or_copied_leaves_the_frame_unknown(monkeypatch):
+    """An extension array whose equals or copy raises makes no snapshot match, or none
+    taken: the caller checks or hashes the frame in full."""
+    df = _frame()
+    snap, digest = Snapshot.of(df), frame_digest(df.copy())
+
+    def refuse(self, *args):
+        raise TypeError("cannot")
+
+    monkeypatch.setattr(pd.arrays.IntegerArray, "equals", refuse)
+    assert not snap.matches(df)
+    monkeypatch.setattr(pd.arrays.IntegerArray, "copy", refuse)
+    assert Snapshot.of(df) is None
+    assert frame_digest(df) == digest  # computed, not remembered
