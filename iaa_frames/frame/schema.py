@@ -1087,7 +1087,7 @@ def _validated_again(df: pd.DataFrame) -> ValidationResult:
     """What validating a frame that a validation returned, unchanged since
     (:func:`~iaa_frames.frame.known_valid.known_valid`), gives: the frame as it is (a
     shallow copy), nothing dropped, nothing repaired, every check skipped (1M boxes:
-    59 ms instead of 0.37 s)."""
+    54-59 ms instead of 0.37 s)."""
     frame = df.copy(deep=False)
     frame.attrs = _attrs(df, frame, {}, 0)
     remember(frame)
